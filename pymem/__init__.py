@@ -1,0 +1,21 @@
+"""pymem: long-term memory for AI assistants, built into PostgreSQL."""
+
+from pymem.errors import PymemError
+from pymem.store import (
+    BatchResult,
+    MemoryItem,
+    MemoryStore,
+    Settings,
+    UpsertResult,
+    configure_connection,
+)
+
+__all__ = [
+    "BatchResult",
+    "MemoryItem",
+    "MemoryStore",
+    "PymemError",
+    "Settings",
+    "UpsertResult",
+    "configure_connection",
+]

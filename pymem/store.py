@@ -1,0 +1,252 @@
+"""MemoryStore: one Python method per function of pymem's SQL API.
+
+No decisions are made here: each method converts its arguments, calls one SQL
+function and returns its rows as small dataclasses. Pass your own psycopg
+connection to join your transaction, a ``psycopg_pool.ConnectionPool``, or a
+DSN (the store then owns an autocommit connection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from pymem.errors import SchemaMismatch, wrap_errors
+
+SCHEMA_VERSION = 1
+
+Embedding = Sequence[float] | np.ndarray
+
+
+@dataclass(frozen=True)
+class UpsertResult:
+    memory_id: UUID
+    action: str
+    similarity: float | None
+    matched_id: UUID | None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    ordinal: int
+    memory_id: UUID
+    action: str
+    similarity: float | None
+    matched_id: UUID | None
+
+
+@dataclass
+class MemoryItem:
+    """One item of :meth:`MemoryStore.upsert_many`; plain dicts work too."""
+
+    content: str
+    embedding: Embedding
+    kind: str | None = None
+    importance: float | None = None
+    source: str | None = None
+    pinned: bool | None = None
+    metadata: dict[str, Any] | None = None
+    details: dict[str, Any] | None = None
+    topic: str | None = None
+    canonical: str | None = None
+    valid_until: datetime | str | None = None
+    decay_rate: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Settings:
+    singleton: bool
+    embedding_dimensions: int
+    embedding_model: str | None
+    dedup_threshold: float
+    supersede_threshold: float
+    topic_supersede_threshold: float
+    trigram_threshold: float
+    max_content_chars: int
+
+
+def configure_connection(conn: psycopg.Connection) -> None:
+    """Register the vector types; pass as ``ConnectionPool(configure=...)``."""
+    register_vector(conn)
+
+
+def _vector(embedding: Embedding) -> np.ndarray:
+    return np.asarray(embedding, dtype=np.float32)
+
+
+def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(item, MemoryItem):
+        data = {k: v for k, v in asdict(item).items() if v is not None and k != "extra"}
+        data.update(item.extra)
+    else:
+        data = dict(item)
+    if "embedding" in data and isinstance(data["embedding"], np.ndarray | list | tuple):
+        data["embedding"] = np.asarray(data["embedding"], dtype=np.float64).tolist()
+    if isinstance(data.get("valid_until"), datetime):
+        data["valid_until"] = data["valid_until"].isoformat()
+    return data
+
+
+class MemoryStore:
+    """The SQL API of one pymem store, from Python."""
+
+    def __init__(self, db: str | psycopg.Connection | Any, *, check_schema: bool = True):
+        self._owned: psycopg.Connection | None = None
+        self._conn: psycopg.Connection | None = None
+        self._pool = None
+        if isinstance(db, str):
+            self._owned = self._conn = psycopg.connect(db, autocommit=True)
+        elif isinstance(db, psycopg.Connection):
+            self._conn = db
+        elif hasattr(db, "connection"):
+            self._pool = db
+        else:
+            raise TypeError("MemoryStore needs a DSN, a psycopg Connection or a ConnectionPool")
+        self._check_schema = check_schema
+
+    @classmethod
+    def open(cls, dsn: str | None = None) -> MemoryStore:
+        """A store on ``dsn``, ``PYMEM_DSN`` or the embedded server."""
+        from pymem.server import resolve_dsn
+
+        return cls(resolve_dsn(dsn))
+
+    def close(self) -> None:
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        if self._pool is not None:
+            with self._pool.connection() as conn:
+                self._prepare(conn)
+                yield conn
+        else:
+            assert self._conn is not None
+            self._prepare(self._conn)
+            yield self._conn
+
+    def _prepare(self, conn: psycopg.Connection) -> None:
+        if conn.adapters.types.get("vector") is None:
+            register_vector(conn)
+        if self._check_schema:
+            found = conn.execute(
+                "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL"
+                " THEN 0 END"
+            ).fetchone()
+            version = None
+            if found and found[0] is not None:
+                version = conn.execute("SELECT pymem.schema_version()").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                raise SchemaMismatch(
+                    f"database schema pymem is at version {version}, this package needs "
+                    f"{SCHEMA_VERSION}: run `pymem migrate`"
+                )
+            self._check_schema = False
+
+    def _rows(self, row_type: type, query: str, params: Sequence[Any]) -> list[Any]:
+        with self._connection() as conn, wrap_errors(), conn.cursor(
+            row_factory=class_row(row_type)
+        ) as cur:
+            cur.execute(query, params)
+            return cur.fetchall()
+
+    # -- write path --------------------------------------------------------
+
+    def upsert(
+        self,
+        user_id: str,
+        content: str,
+        embedding: Embedding,
+        kind: str = "fact",
+        *,
+        importance: float = 0.5,
+        source: str = "stated",
+        pinned: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+        details: Mapping[str, Any] | None = None,
+        topic: str | None = None,
+        canonical: str | None = None,
+        valid_until: datetime | None = None,
+        decay_rate: float | None = None,
+        dedup_threshold: float | None = None,
+        supersede_threshold: float | None = None,
+    ) -> UpsertResult:
+        """``pymem.upsert_memory``: insert, or recognise a duplicate or an update."""
+        (row,) = self._rows(
+            UpsertResult,
+            "SELECT * FROM pymem.upsert_memory(%s, %s, %s, %s,"
+            " importance => %s, source => %s, pinned => %s, metadata => %s,"
+            " details => %s, topic => %s, canonical => %s, valid_until => %s,"
+            " decay_rate => %s, dedup_threshold => %s, supersede_threshold => %s)",
+            (
+                user_id, content, _vector(embedding), kind, importance, source, pinned,
+                Jsonb(dict(metadata or {})), Jsonb(dict(details or {})), topic, canonical,
+                valid_until, decay_rate, dedup_threshold, supersede_threshold,
+            ),
+        )
+        return row
+
+    def upsert_many(
+        self,
+        user_id: str,
+        items: Sequence[MemoryItem | Mapping[str, Any]],
+        *,
+        dedup_threshold: float | None = None,
+        supersede_threshold: float | None = None,
+    ) -> list[BatchResult]:
+        """``pymem.upsert_memories``: a batch in one call, one row per item."""
+        return self._rows(
+            BatchResult,
+            "SELECT * FROM pymem.upsert_memories(%s, %s,"
+            " dedup_threshold => %s, supersede_threshold => %s)",
+            (user_id, Jsonb([_item_json(i) for i in items]), dedup_threshold,
+             supersede_threshold),
+        )
+
+    # -- administration ------------------------------------------------------
+
+    def configure_embedder(
+        self,
+        model: str,
+        dedup_threshold: float,
+        supersede_threshold: float,
+        topic_supersede_threshold: float | None = None,
+        *,
+        overwrite: bool = False,
+    ) -> Settings:
+        """``pymem.configure_embedder``: record the model and its thresholds."""
+        (row,) = self._rows(
+            Settings,
+            "SELECT * FROM pymem.configure_embedder(%s, %s, %s, %s, overwrite => %s)",
+            (model, dedup_threshold, supersede_threshold, topic_supersede_threshold, overwrite),
+        )
+        return row
+
+    def get_settings(self) -> Settings:
+        """``pymem.get_settings``: thresholds, dimension and model of the store."""
+        (row,) = self._rows(Settings, "SELECT * FROM pymem.get_settings()", ())
+        return row
+
+    def schema_version(self) -> int:
+        """``pymem.schema_version``."""
+        with self._connection() as conn:
+            return conn.execute("SELECT pymem.schema_version()").fetchone()[0]

@@ -1,0 +1,187 @@
+-- Input checks shared by every API function. Each raises a documented
+-- SQLSTATE (docs/sql-api.md, "Errors") and names what was wrong.
+
+CREATE OR REPLACE FUNCTION pymem._check_user(user_id text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF user_id IS NULL OR btrim(user_id) = '' THEN
+        RAISE EXCEPTION 'user_id must be a non-empty string, got %',
+            coalesce(quote_literal(user_id), 'NULL')
+            USING ERRCODE = 'PM001', HINT = 'Pass the id of the user the memory belongs to.';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_content(
+    content text, max_chars integer, what text DEFAULT 'content'
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF content IS NULL OR btrim(content, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
+        RAISE EXCEPTION '% must contain text, got %', what,
+            coalesce(quote_literal(content), 'NULL')
+            USING ERRCODE = 'PM002', HINT = 'Empty and whitespace-only memories are refused.';
+    END IF;
+    IF length(content) > max_chars THEN
+        RAISE EXCEPTION '% is % characters long, the maximum is %',
+            what, length(content), max_chars
+            USING ERRCODE = 'PM003',
+                HINT = 'Store a shorter statement, or raise pymem.settings.max_content_chars.';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_embedding(
+    embedding vector, dimensions integer, what text DEFAULT 'embedding'
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF embedding IS NULL THEN
+        RAISE EXCEPTION '% must not be null', what
+            USING ERRCODE = 'PM005';
+    END IF;
+    IF vector_dims(embedding) <> dimensions THEN
+        RAISE EXCEPTION '% has % dimensions, this store expects %',
+            what, vector_dims(embedding), dimensions
+            USING ERRCODE = 'PM004',
+                HINT = 'Use the embedder the store was created for (pymem.settings).';
+    END IF;
+    -- NaN and infinity cannot reach here: pgvector refuses them on input.
+    IF vector_norm(embedding) = 0 THEN
+        RAISE EXCEPTION '% is the zero vector, which has no direction', what
+            USING ERRCODE = 'PM005';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_fraction(val double precision, name text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    -- NOT (a AND b) also catches NaN, which compares greater than 1.
+    IF val IS NOT NULL AND NOT (val >= 0 AND val <= 1) THEN
+        RAISE EXCEPTION '% must be between 0 and 1, got %', name, val
+            USING ERRCODE = 'PM006';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_thresholds(
+    dedup_threshold double precision, supersede_threshold double precision
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF NOT (dedup_threshold >= 0 AND dedup_threshold <= 1)
+        OR NOT (supersede_threshold >= 0 AND supersede_threshold <= 1) THEN
+        RAISE EXCEPTION 'thresholds must be between 0 and 1, got dedup % and supersede %',
+            dedup_threshold, supersede_threshold
+            USING ERRCODE = 'PM007';
+    END IF;
+    IF supersede_threshold > dedup_threshold THEN
+        RAISE EXCEPTION 'supersede_threshold % is above dedup_threshold %',
+            supersede_threshold, dedup_threshold
+            USING ERRCODE = 'PM007',
+                HINT = 'A supersede is a weaker match than a duplicate: keep supersede <= dedup.';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_source(source text, label text DEFAULT '')
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF source IS NULL OR source NOT IN ('inferred', 'stated', 'confirmed') THEN
+        RAISE EXCEPTION '%source must be inferred, stated or confirmed, got %',
+            label, coalesce(quote_literal(source), 'NULL')
+            USING ERRCODE = 'PM009';
+    END IF;
+END;
+$$;
+
+-- The kind's row, or PM008 naming the kinds that exist.
+CREATE OR REPLACE FUNCTION pymem._kind(kind text, label text DEFAULT '')
+RETURNS pymem.kinds
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_kind pymem.kinds;
+BEGIN
+    SELECT k.* INTO v_kind FROM pymem.kinds AS k WHERE k.kind = _kind.kind;
+    IF NOT found THEN
+        RAISE EXCEPTION '%unknown kind %', label, coalesce(quote_literal(kind), 'NULL')
+            USING ERRCODE = 'PM008',
+                DETAIL = format('Known kinds: %s.',
+                    (SELECT string_agg(k.kind, ', ' ORDER BY k.kind) FROM pymem.kinds AS k)),
+                HINT = 'Add a row to pymem.kinds to define a new kind.';
+    END IF;
+    RETURN v_kind;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._settings()
+RETURNS pymem.settings
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN (SELECT s FROM pymem.settings AS s);
+
+-- Serializes one user's writers: dedup reads then writes, and two
+-- concurrent transactions must not both decide "inserted".
+CREATE OR REPLACE FUNCTION pymem._lock_user(user_id text)
+RETURNS void
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pymem, public
+RETURN pg_advisory_xact_lock(hashtextextended('pymem.user:' || user_id, 0));
+
+CREATE OR REPLACE FUNCTION pymem._stronger_source(a text, b text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN CASE
+    WHEN 'confirmed' IN (a, b) THEN 'confirmed'
+    WHEN 'stated' IN (a, b) THEN 'stated'
+    ELSE coalesce(a, b)
+END;
+
+-- Numbers and negations of a text. Two texts whose markers differ state
+-- different facts however close their embeddings ("meeting at 3pm" vs
+-- "meeting at 4pm", "likes cats" vs "doesn't like cats").
+CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
+RETURNS text []
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN ARRAY(
+    SELECT DISTINCT m.marker
+    FROM (
+        SELECT (regexp_matches(
+            pymem._strip_intensifiers(content),
+            '[0-9]+(?:[.,:][0-9]+)*|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+',
+            'g'
+        ))[1] AS marker
+        UNION ALL
+        SELECT 'NOT'
+        WHERE pymem._strip_intensifiers(content)
+            ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
+            OR regexp_replace(
+                pymem._strip_intensifiers(content),
+                '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
+            ) ~ '[不没沒别別无無未]'
+    ) AS m
+    ORDER BY m.marker
+);

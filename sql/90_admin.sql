@@ -1,0 +1,96 @@
+-- Store administration: schema version, dimension, embedder.
+
+-- The version of the function API in sql/; the Python package refuses
+-- to run against another one ("run pymem migrate").
+CREATE OR REPLACE FUNCTION pymem.schema_version()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN 1;
+
+-- Fixes the embedding dimension. Only an empty store can change it:
+-- vectors of two lengths can never be compared.
+CREATE OR REPLACE FUNCTION pymem._set_dimensions(dimensions integer)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_current integer := (SELECT s.embedding_dimensions FROM pymem.settings AS s);
+BEGIN
+    IF dimensions IS NULL OR dimensions < 1 OR dimensions > 16000 THEN
+        RAISE EXCEPTION 'dimensions must be between 1 and 16000, got %', dimensions
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF dimensions = v_current THEN
+        RETURN v_current;
+    END IF;
+    IF EXISTS (SELECT FROM pymem.memories) OR EXISTS (SELECT FROM pymem.memory_versions) THEN
+        RAISE EXCEPTION 'this store holds % dimensional embeddings; it cannot change to %',
+            v_current, dimensions
+            USING ERRCODE = 'PM013',
+                HINT = 'Create a new store (another database or a rollback) for another embedder.';
+    END IF;
+    EXECUTE format(
+        'ALTER TABLE pymem.memories ALTER COLUMN embedding TYPE vector(%s)', dimensions
+    );
+    EXECUTE format(
+        'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s)', dimensions
+    );
+    UPDATE pymem.settings SET embedding_dimensions = dimensions;
+    RETURN dimensions;
+END;
+$$;
+
+-- Records which model writes the store's vectors and the thresholds
+-- calibrated for it. The first call for a model records its thresholds;
+-- later calls keep what is recorded (a DBA may have tuned it) unless
+-- overwrite. A store holding vectors of one model refuses another:
+-- their cosines mean different things.
+CREATE OR REPLACE FUNCTION pymem.configure_embedder(
+    model text,
+    dedup_threshold double precision,
+    supersede_threshold double precision,
+    topic_supersede_threshold double precision DEFAULT NULL,
+    overwrite boolean DEFAULT false
+)
+RETURNS pymem.settings
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_settings pymem.settings;
+BEGIN
+    PERFORM pymem._check_content(model, 200, 'model');
+    PERFORM pymem._check_thresholds(dedup_threshold, supersede_threshold);
+    PERFORM pymem._check_fraction(topic_supersede_threshold, 'topic_supersede_threshold');
+    SELECT * INTO v_settings FROM pymem.settings FOR UPDATE;
+    IF v_settings.embedding_model = model AND NOT coalesce(overwrite, false) THEN
+        RETURN v_settings;
+    END IF;
+    IF v_settings.embedding_model IS DISTINCT FROM model
+        AND v_settings.embedding_model IS NOT NULL
+        AND EXISTS (SELECT FROM pymem.memories) THEN
+        RAISE EXCEPTION 'this store''s vectors were written by %, not %',
+            v_settings.embedding_model, model
+            USING ERRCODE = 'PM012',
+                HINT = 'Use the same embedder, or a new store for the new one.';
+    END IF;
+    UPDATE pymem.settings AS s
+    SET embedding_model = configure_embedder.model,
+        dedup_threshold = configure_embedder.dedup_threshold,
+        supersede_threshold = configure_embedder.supersede_threshold,
+        topic_supersede_threshold = coalesce(
+            configure_embedder.topic_supersede_threshold, s.topic_supersede_threshold
+        )
+    RETURNING * INTO v_settings;
+    RETURN v_settings;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem.get_settings()
+RETURNS pymem.settings
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+RETURN pymem._settings();
