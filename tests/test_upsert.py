@@ -1,0 +1,832 @@
+"""The write path: pymem.upsert_memory / pymem.upsert_memories.
+
+Decisions (duplicate / superseded / inserted) at their threshold boundaries,
+isolation, the lexical gate, canonical statements, topics, what a duplicate
+and a supersede do to the stored row, history, consolidated fragments and
+batches. Everything runs against the real database in a rolled-back
+transaction (fixtures ``conn`` / ``store``).
+
+Texts in the threshold tests differ lexically and carry no numbers or
+negations, so only the cosine decides.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import psycopg
+import pytest
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from pymem import MemoryItem
+from tests.conftest import at_cosine, unit
+
+USER = "alice"
+OLD = "likes green tea"
+NEW = "enjoys oolong"
+
+MARGIN = 0.002
+DEDUP = 0.92  # settings defaults of a fresh test database
+SUPERSEDE = 0.75
+TOPIC_SUPERSEDE = 0.5
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sql(conn: psycopg.Connection) -> psycopg.Connection:
+    """The test's connection, ready for raw SQL with numpy vectors."""
+    register_vector(conn)
+    return conn
+
+
+def memory(conn: psycopg.Connection, memory_id) -> dict:
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT * FROM pymem.memories WHERE id = %s", (memory_id,))
+        row = cur.fetchone()
+    assert row is not None, f"memory {memory_id} not found"
+    return row
+
+
+def count(conn: psycopg.Connection, user_id: str | None = None) -> int:
+    if user_id is None:
+        return conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+    return conn.execute(
+        "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (user_id,)
+    ).fetchone()[0]
+
+
+def versions(conn: psycopg.Connection, memory_id) -> list[dict]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            "SELECT * FROM pymem.memory_versions WHERE memory_id = %s ORDER BY version",
+            (memory_id,),
+        )
+        return cur.fetchall()
+
+
+def raw_upsert(conn: psycopg.Connection, query: str, params=()) -> dict:
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(query, params)
+        rows = cur.fetchall()
+    assert len(rows) == 1
+    return rows[0]
+
+
+# --- 1. decisions and threshold boundaries -----------------------------------------------
+
+
+def test_first_upsert_inserts(store, conn):
+    r = store.upsert(USER, OLD, unit(0))
+    assert r.action == "inserted"
+    assert r.similarity is None
+    assert r.matched_id is None
+    row = memory(conn, r.memory_id)
+    assert row["user_id"] == USER
+    assert row["content"] == OLD
+    assert row["kind"] == "fact"
+    assert row["version"] == 1
+    assert row["mention_count"] == 1
+    assert count(conn) == 1
+
+
+@pytest.mark.parametrize(
+    ("cosine", "expected"),
+    [
+        (DEDUP + MARGIN, "duplicate"),
+        (DEDUP - MARGIN, "superseded"),
+        (SUPERSEDE + MARGIN, "superseded"),
+        (SUPERSEDE - MARGIN, "inserted"),
+    ],
+)
+def test_threshold_boundaries(store, conn, cosine, expected):
+    first = store.upsert(USER, OLD, unit(0))
+    r = store.upsert(USER, NEW, at_cosine(cosine))
+    assert r.action == expected
+    if expected == "inserted":
+        assert r.memory_id != first.memory_id
+        assert r.similarity is None
+        assert r.matched_id is None
+        assert count(conn) == 2
+    else:
+        assert r.memory_id == first.memory_id
+        assert r.matched_id == first.memory_id
+        assert r.similarity == pytest.approx(cosine, abs=1e-4)
+        assert count(conn) == 1
+    expected_content = NEW if expected == "superseded" else OLD
+    assert memory(conn, first.memory_id)["content"] == expected_content
+
+
+@pytest.mark.parametrize(
+    ("cosine", "dedup", "supersede", "expected"),
+    [
+        (0.60, 0.50, 0.40, "duplicate"),  # by default: inserted
+        (0.95, 0.97, 0.90, "superseded"),  # by default: duplicate
+        (0.80, 0.99, 0.85, "inserted"),  # by default: superseded
+        (0.80, None, 0.85, "inserted"),  # only supersede overridden
+        (0.80, 0.80, None, "duplicate"),  # only dedup overridden
+    ],
+)
+def test_per_call_threshold_overrides(store, conn, cosine, dedup, supersede, expected):
+    first = store.upsert(USER, OLD, unit(0))
+    r = store.upsert(
+        USER, NEW, at_cosine(cosine), dedup_threshold=dedup, supersede_threshold=supersede
+    )
+    assert r.action == expected
+    assert (r.memory_id == first.memory_id) == (expected != "inserted")
+
+
+def test_thresholds_are_read_from_settings(store, conn):
+    conn.execute("UPDATE pymem.settings SET dedup_threshold = 0.6, supersede_threshold = 0.4")
+    first = store.upsert(USER, OLD, unit(0))
+    dup = store.upsert(USER, NEW, at_cosine(0.6 + MARGIN))
+    assert (dup.action, dup.memory_id) == ("duplicate", first.memory_id)
+    sup = store.upsert(USER, "prefers sencha", at_cosine(0.4 + MARGIN, other=2))
+    assert (sup.action, sup.memory_id) == ("superseded", first.memory_id)
+    ins = store.upsert(USER, "collects stamps", at_cosine(0.4 - MARGIN, other=3))
+    assert ins.action == "inserted"
+
+
+def test_raw_sql_named_arguments_and_columns(sql):
+    with sql.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s::vector, 'fact',"
+            " importance => 0.9, source => 'confirmed', pinned => true,"
+            " details => '{\"drink\": \"tea\"}'::jsonb)",
+            (unit(0),),
+        )
+        assert [c.name for c in cur.description] == [
+            "memory_id", "action", "similarity", "matched_id"
+        ]
+        (first,) = cur.fetchall()
+    assert first["action"] == "inserted"
+    assert first["similarity"] is None and first["matched_id"] is None
+    row = memory(sql, first["memory_id"])
+    assert row["importance"] == pytest.approx(0.9)
+    assert row["source"] == "confirmed"
+    assert row["pinned"] is True
+    assert row["details"] == {"drink": "tea"}
+
+    dup = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'enjoys oolong', %s::vector,"
+        " dedup_threshold => 0.5, supersede_threshold => 0.3)",
+        (at_cosine(0.6),),
+    )
+    assert dup["action"] == "duplicate"
+    assert dup["memory_id"] == first["memory_id"] == dup["matched_id"]
+    assert dup["similarity"] == pytest.approx(0.6, abs=1e-4)
+
+
+def test_raw_sql_supersede_and_insert(sql):
+    first = raw_upsert(
+        sql, "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s)", (unit(0),)
+    )
+    sup = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory(user_id => 'u', content => 'enjoys oolong',"
+        " embedding => %s, kind => 'fact')",
+        (at_cosine(0.8),),
+    )
+    assert sup["action"] == "superseded"
+    assert sup["memory_id"] == first["memory_id"] == sup["matched_id"]
+    assert sup["similarity"] == pytest.approx(0.8, abs=1e-4)
+    ins = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'collects stamps', %s, 'fact',"
+        " supersede_threshold => 0.9, dedup_threshold => 0.95)",
+        (at_cosine(0.85, other=2),),
+    )
+    assert ins["action"] == "inserted"
+    assert ins["similarity"] is None and ins["matched_id"] is None
+    assert count(sql, "u") == 2
+
+
+# --- 2. isolation by user and kind --------------------------------------------------------
+
+
+def test_other_user_is_isolated(store, conn):
+    mine = store.upsert(USER, OLD, unit(0))
+    theirs = store.upsert("bob", OLD, unit(0))
+    assert theirs.action == "inserted"
+    assert theirs.memory_id != mine.memory_id
+    assert memory(conn, mine.memory_id)["mention_count"] == 1
+    again = store.upsert("bob", OLD, unit(0))
+    assert (again.action, again.memory_id) == ("duplicate", theirs.memory_id)
+    assert memory(conn, mine.memory_id)["mention_count"] == 1
+    assert count(conn, USER) == 1 and count(conn, "bob") == 1
+
+
+def test_other_kind_is_isolated(store, conn):
+    fact = store.upsert(USER, OLD, unit(0), "fact")
+    pref = store.upsert(USER, OLD, unit(0), "preference")
+    assert pref.action == "inserted"
+    assert pref.memory_id != fact.memory_id
+    assert memory(conn, pref.memory_id)["kind"] == "preference"
+    # a supersede-range match of another kind does not supersede either
+    near = store.upsert(USER, NEW, at_cosine(0.8), "habit")
+    assert near.action == "inserted"
+    assert memory(conn, fact.memory_id)["content"] == OLD
+    assert count(conn, USER) == 3
+
+
+# --- 3. the normalization gate ------------------------------------------------------------
+
+
+def test_chinese_intensifier_is_duplicate_whatever_the_vectors(store, conn):
+    first = store.upsert(USER, "用户喜欢喝美式", unit(0))
+    r = store.upsert(USER, "用户非常喜欢喝美式", unit(1))
+    assert r.action == "duplicate"
+    assert r.memory_id == first.memory_id == r.matched_id
+    assert count(conn) == 1
+    assert memory(conn, first.memory_id)["content"] == "用户喜欢喝美式"
+
+
+def test_english_case_punctuation_intensifier_is_duplicate(store, conn):
+    first = store.upsert(USER, "I REALLY like hiking!!", unit(0))
+    r = store.upsert(USER, "i like hiking", unit(1))
+    assert (r.action, r.memory_id) == ("duplicate", first.memory_id)
+    assert count(conn) == 1
+
+
+def test_near_identical_text_by_trigram_is_duplicate(store, conn):
+    first = store.upsert(USER, "User likes to go hiking in the Alps", unit(0))
+    # unrelated memories, fewer than 8, so the first stays among the nearest
+    for i, text in enumerate(["collects stamps", "owns a red bicycle", "reads poetry"]):
+        store.upsert(USER, text, unit(10 + i))
+    cosine = 0.3  # far below supersede
+    r = store.upsert(USER, "User likes to go hiking in the Alp", at_cosine(cosine))
+    assert r.action == "duplicate"
+    assert r.memory_id == first.memory_id == r.matched_id
+    assert count(conn) == 4
+
+
+MARKER_PAIRS = [
+    ("Meeting at 3pm", "Meeting at 4pm"),
+    ("Flight on 2024-05-03", "Flight on 2024-05-04"),
+    ("likes cats", "does not like cats"),
+    ("does not like cats", "likes cats"),
+    ("喜欢猫", "不喜欢猫"),
+    ("不喜欢猫", "喜欢猫"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MARKER_PAIRS)
+def test_number_or_negation_is_never_merged(store, conn, old, new):
+    first = store.upsert(USER, old, unit(0))
+    r = store.upsert(USER, new, at_cosine(0.99))
+    assert r.action == "inserted"
+    assert r.memory_id != first.memory_id
+    assert memory(conn, first.memory_id)["content"] == old
+    assert count(conn) == 2
+
+
+@pytest.mark.parametrize(("old", "new"), MARKER_PAIRS)
+def test_number_or_negation_with_same_topic_supersedes(store, conn, old, new):
+    first = store.upsert(USER, old, unit(0), topic="t:subject")
+    r = store.upsert(USER, new, at_cosine(0.99), topic="t:subject")
+    assert r.action == "superseded"
+    assert r.memory_id == first.memory_id
+    assert memory(conn, first.memory_id)["content"] == new
+    assert count(conn) == 1
+
+
+# --- 4. canonical statements --------------------------------------------------------------
+
+
+def test_equal_canonical_is_duplicate(store, conn):
+    first = store.upsert(
+        USER, "User drinks americano", unit(0), canonical="user drinks americano"
+    )
+    r = store.upsert(
+        USER, "Black coffee is what they order", unit(1), canonical="User drinks Americano."
+    )
+    assert r.action == "duplicate"
+    assert r.memory_id == first.memory_id == r.matched_id
+    assert count(conn) == 1
+
+
+def test_different_canonical_is_not_duplicate(store, conn):
+    store.upsert(USER, "User drinks americano", unit(0), canonical="user drinks americano")
+    r = store.upsert(USER, "Black coffee is what they order", unit(1), canonical="user drinks tea")
+    assert r.action == "inserted"
+    assert count(conn) == 2
+
+
+def test_canonical_via_raw_sql(sql):
+    first = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s,"
+        " canonical => 'user likes green tea')",
+        (unit(0),),
+    )
+    r = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'a fan of matcha', %s,"
+        " canonical => 'User likes GREEN tea!')",
+        (unit(1),),
+    )
+    assert (r["action"], r["memory_id"]) == ("duplicate", first["memory_id"])
+
+
+# --- 5. topics ----------------------------------------------------------------------------
+
+
+def test_different_topics_are_different_subjects(store, conn):
+    first = store.upsert(USER, OLD, unit(0), topic="drink:tea")
+    r = store.upsert(USER, NEW, at_cosine(0.99), topic="drink:coffee")
+    assert r.action == "inserted"
+    assert r.memory_id != first.memory_id
+    assert count(conn) == 2
+
+
+def test_different_topics_do_not_supersede(store, conn):
+    first = store.upsert(USER, OLD, unit(0), topic="drink:tea")
+    r = store.upsert(USER, NEW, at_cosine(0.8), topic="drink:coffee")
+    assert r.action == "inserted"
+    assert memory(conn, first.memory_id)["content"] == OLD
+
+
+@pytest.mark.parametrize(
+    ("cosine", "expected"),
+    [
+        (0.6, "superseded"),
+        (TOPIC_SUPERSEDE + MARGIN, "superseded"),
+        (TOPIC_SUPERSEDE - MARGIN, "inserted"),
+    ],
+)
+def test_same_topic_supersedes_below_supersede_threshold(store, conn, cosine, expected):
+    first = store.upsert(USER, "is learning React", unit(0), topic="skill:react")
+    r = store.upsert(USER, "proficient in React", at_cosine(cosine), topic="skill:react")
+    assert r.action == expected
+    if expected == "superseded":
+        assert r.memory_id == first.memory_id == r.matched_id
+        assert r.similarity == pytest.approx(cosine, abs=1e-4)
+        assert memory(conn, first.memory_id)["content"] == "proficient in React"
+        assert memory(conn, first.memory_id)["topic"] == "skill:react"
+    else:
+        assert count(conn) == 2
+
+
+@pytest.mark.parametrize("topic_side", ["old", "new"])
+@pytest.mark.parametrize(
+    ("cosine", "expected"),
+    [(0.6, "inserted"), (0.8, "superseded"), (0.99, "duplicate")],
+)
+def test_topic_on_one_side_uses_normal_thresholds(store, conn, topic_side, cosine, expected):
+    first = store.upsert(
+        USER, OLD, unit(0), topic="drink:tea" if topic_side == "old" else None
+    )
+    r = store.upsert(
+        USER, NEW, at_cosine(cosine), topic="drink:tea" if topic_side == "new" else None
+    )
+    assert r.action == expected
+    assert (r.memory_id == first.memory_id) == (expected != "inserted")
+
+
+# --- 6. what a duplicate does -------------------------------------------------------------
+
+
+def test_duplicate_touches_and_revives(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    conn.execute(
+        "UPDATE pymem.memories SET last_access_at = now() - interval '10 days', tier = 'cold'"
+        " WHERE id = %s",
+        (first.memory_id,),
+    )
+    before = memory(conn, first.memory_id)
+    r = store.upsert(USER, NEW, at_cosine(0.95))
+    assert r.action == "duplicate"
+    after = memory(conn, first.memory_id)
+    assert after["mention_count"] == before["mention_count"] + 1
+    assert after["last_access_at"] > before["last_access_at"]
+    now = conn.execute("SELECT now()").fetchone()[0]
+    assert after["last_access_at"] >= now
+    assert after["tier"] == "hot"
+    store.upsert(USER, OLD, unit(0))
+    assert memory(conn, first.memory_id)["mention_count"] == before["mention_count"] + 2
+
+
+def test_duplicate_stores_nothing_new(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    before = memory(conn, first.memory_id)
+    store.upsert(USER, NEW, at_cosine(0.95))
+    after = memory(conn, first.memory_id)
+    assert count(conn) == 1
+    assert after["content"] == OLD
+    assert np.allclose(after["embedding"].to_numpy(), unit(0))
+    assert after["version"] == before["version"] == 1
+    assert versions(conn, first.memory_id) == []
+
+
+def test_duplicate_importance_is_max(store, conn):
+    first = store.upsert(USER, OLD, unit(0), importance=0.8)
+    store.upsert(USER, OLD, unit(0), importance=0.3)
+    assert memory(conn, first.memory_id)["importance"] == pytest.approx(0.8)
+    store.upsert(USER, NEW, at_cosine(0.95), importance=0.95)
+    assert memory(conn, first.memory_id)["importance"] == pytest.approx(0.95)
+    store.upsert(USER, OLD, unit(0), importance=0.0)
+    assert memory(conn, first.memory_id)["importance"] == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize(
+    ("first_source", "second_source", "expected"),
+    [
+        ("inferred", "stated", "stated"),
+        ("stated", "confirmed", "confirmed"),
+        ("inferred", "confirmed", "confirmed"),
+        ("confirmed", "inferred", "confirmed"),
+        ("confirmed", "stated", "confirmed"),
+        ("stated", "inferred", "stated"),
+        ("inferred", "inferred", "inferred"),
+    ],
+)
+def test_duplicate_source_upgrades_never_downgrades(
+    store, conn, first_source, second_source, expected
+):
+    first = store.upsert(USER, OLD, unit(0), source=first_source)
+    r = store.upsert(USER, OLD, unit(0), source=second_source)
+    assert r.action == "duplicate"
+    assert memory(conn, first.memory_id)["source"] == expected
+
+
+def test_duplicate_source_chain(store, conn):
+    first = store.upsert(USER, OLD, unit(0), source="inferred")
+    for source, expected in [
+        ("stated", "stated"),
+        ("confirmed", "confirmed"),
+        ("inferred", "confirmed"),
+        ("stated", "confirmed"),
+    ]:
+        store.upsert(USER, NEW, at_cosine(0.95), source=source)
+        assert memory(conn, first.memory_id)["source"] == expected
+
+
+def test_duplicate_pinned_stays(store, conn):
+    pinned = store.upsert(USER, OLD, unit(0), pinned=True)
+    store.upsert(USER, OLD, unit(0), pinned=False)
+    assert memory(conn, pinned.memory_id)["pinned"] is True
+    unpinned = store.upsert(USER, "collects stamps", unit(1), pinned=False)
+    store.upsert(USER, "collects stamps", unit(1), pinned=True)
+    assert memory(conn, unpinned.memory_id)["pinned"] is True
+
+
+def test_duplicate_merges_details_and_metadata_keeping_existing(store, conn):
+    first = store.upsert(
+        USER, OLD, unit(0), details={"drink": "tea", "sugar": False}, metadata={"chat": "c1"}
+    )
+    r = store.upsert(
+        USER,
+        NEW,
+        at_cosine(0.95),
+        details={"drink": "oolong", "temperature": "hot"},
+        metadata={"chat": "c2", "turn": 7},
+    )
+    assert r.action == "duplicate"
+    row = memory(conn, first.memory_id)
+    assert row["details"] == {"drink": "tea", "sugar": False, "temperature": "hot"}
+    assert row["metadata"] == {"chat": "c1", "turn": 7}
+
+
+def test_duplicate_via_raw_sql_keeps_max_importance(sql):
+    first = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s::vector, 'fact',"
+        " importance => 0.9)",
+        (unit(0),),
+    )
+    r = raw_upsert(
+        sql,
+        "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s::vector, 'fact',"
+        " importance => 0.2, source => 'inferred', pinned => false)",
+        (unit(0),),
+    )
+    assert (r["action"], r["memory_id"]) == ("duplicate", first["memory_id"])
+    row = memory(sql, first["memory_id"])
+    assert row["importance"] == pytest.approx(0.9)
+    assert row["source"] == "stated"
+    assert row["mention_count"] == 2
+
+
+# --- 7. what a supersede does, and history for every writer --------------------------------
+
+
+def test_supersede_updates_in_place_and_keeps_history(store, conn):
+    first = store.upsert(
+        USER, OLD, unit(0), source="confirmed", pinned=True, importance=0.7,
+        details={"drink": "tea"},
+    )
+    r = store.upsert(
+        USER, NEW, at_cosine(0.8), source="inferred", pinned=False, importance=0.2,
+        details={"variety": "oolong"},
+    )
+    assert r.action == "superseded"
+    assert r.memory_id == first.memory_id == r.matched_id
+    assert r.similarity == pytest.approx(0.8, abs=1e-4)
+    assert count(conn) == 1
+
+    row = memory(conn, first.memory_id)
+    assert row["content"] == NEW
+    assert np.allclose(row["embedding"].to_numpy(), at_cosine(0.8), atol=1e-6)
+    assert row["version"] == 2
+    assert row["source"] == "confirmed"
+    assert row["pinned"] is True
+    assert row["importance"] == pytest.approx(0.7)
+    assert row["details"] == {"drink": "tea", "variety": "oolong"}
+
+    (old,) = versions(conn, first.memory_id)
+    assert old["content"] == OLD
+    assert old["version"] == 1
+    assert old["reason"].startswith("superseded")
+    assert np.allclose(old["embedding"].to_numpy(), unit(0))
+
+
+def test_supersede_upgrades_source(store, conn):
+    first = store.upsert(USER, OLD, unit(0), source="inferred")
+    store.upsert(USER, NEW, at_cosine(0.8), source="stated", pinned=True)
+    row = memory(conn, first.memory_id)
+    assert row["source"] == "stated"
+    assert row["pinned"] is True
+
+
+def test_two_supersedes_keep_every_version(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    second = at_cosine(0.8)
+    store.upsert(USER, NEW, second)
+    third = (0.8 * second + 0.6 * unit(2)).astype(np.float32)  # cosine 0.8 with second
+    r = store.upsert(USER, "prefers sencha", third)
+    assert (r.action, r.memory_id) == ("superseded", first.memory_id)
+    row = memory(conn, first.memory_id)
+    hist = versions(conn, first.memory_id)
+    assert [h["content"] for h in hist] == [OLD, NEW]
+    assert [h["version"] for h in hist] == [1, 2]
+    assert all(h["reason"].startswith("superseded") for h in hist)
+    assert row["content"] == "prefers sencha"
+    assert row["version"] == 3
+
+
+def test_hand_update_of_content_is_recorded(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    conn.execute(
+        "UPDATE pymem.memories SET content = 'likes jasmine tea' WHERE id = %s",
+        (first.memory_id,),
+    )
+    row = memory(conn, first.memory_id)
+    assert row["version"] == 2
+    assert row["content"] == "likes jasmine tea"
+    (old,) = versions(conn, first.memory_id)
+    assert old["content"] == OLD
+    assert old["reason"] == "update"
+    assert old["version"] == 1
+
+
+def test_hand_update_after_a_supersede_is_recorded_as_update(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    store.upsert(USER, NEW, at_cosine(0.8))
+    conn.execute(
+        "UPDATE pymem.memories SET content = 'likes jasmine tea' WHERE id = %s",
+        (first.memory_id,),
+    )
+    hist = versions(conn, first.memory_id)
+    assert [h["content"] for h in hist] == [OLD, NEW]
+    assert hist[0]["reason"].startswith("superseded")
+    assert hist[1]["reason"] == "update"
+    assert memory(conn, first.memory_id)["version"] == 3
+
+
+def test_hand_delete_is_recorded(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    conn.execute("DELETE FROM pymem.memories WHERE id = %s", (first.memory_id,))
+    assert count(conn) == 0
+    (old,) = versions(conn, first.memory_id)
+    assert old["content"] == OLD
+    assert old["reason"] == "delete"
+    assert old["user_id"] == USER
+
+
+def test_touch_only_update_records_nothing(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    before = memory(conn, first.memory_id)
+    conn.execute(
+        "UPDATE pymem.memories SET last_access_at = now() WHERE id = %s", (first.memory_id,)
+    )
+    conn.execute(
+        "UPDATE pymem.memories SET tier = 'cold', access_count = access_count + 1"
+        " WHERE id = %s",
+        (first.memory_id,),
+    )
+    after = memory(conn, first.memory_id)
+    assert versions(conn, first.memory_id) == []
+    assert after["version"] == before["version"] == 1
+    assert after["updated_at"] == before["updated_at"]
+
+
+# --- 8. consolidated fragments -------------------------------------------------------------
+
+
+def test_consolidated_fragment_is_not_stored_again(store, conn):
+    a = store.upsert(USER, OLD, unit(0))
+    b = store.upsert(USER, "collects stamps", unit(1))
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s",
+        (b.memory_id, a.memory_id),
+    )
+    before = count(conn)
+    r = store.upsert(USER, OLD, unit(0))
+    assert r.action == "duplicate"
+    assert r.memory_id == b.memory_id
+    assert r.matched_id == a.memory_id
+    assert count(conn) == before == 2
+
+
+def test_consolidation_chain_is_followed(store, conn):
+    a = store.upsert(USER, OLD, unit(0))
+    b = store.upsert(USER, "collects stamps", unit(1))
+    c = store.upsert(USER, "reads poetry", unit(2))
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s",
+        (b.memory_id, a.memory_id),
+    )
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s",
+        (c.memory_id, b.memory_id),
+    )
+    r = store.upsert(USER, OLD, unit(0))
+    assert (r.action, r.memory_id, r.matched_id) == ("duplicate", c.memory_id, a.memory_id)
+    assert count(conn) == 3
+
+
+# --- 9. batches ------------------------------------------------------------------------------
+
+
+def test_batch_mix_of_actions_in_input_order(store, conn):
+    existing = store.upsert(USER, OLD, unit(0))
+    results = store.upsert_many(
+        USER,
+        [
+            {"content": NEW, "embedding": unit(1)},  # new
+            {"content": OLD, "embedding": unit(0)},  # duplicate of the store
+            {"content": NEW, "embedding": unit(1)},  # duplicate of item 1
+            {"content": "prefers sencha", "embedding": at_cosine(0.8, other=2)},  # supersede
+            {"content": "reads poetry", "embedding": unit(3)},  # new
+        ],
+    )
+    assert [r.ordinal for r in results] == [1, 2, 3, 4, 5]
+    assert [r.action for r in results] == [
+        "inserted", "duplicate", "duplicate", "superseded", "inserted"
+    ]
+    assert results[0].similarity is None and results[0].matched_id is None
+    assert results[1].memory_id == existing.memory_id == results[1].matched_id
+    assert results[2].memory_id == results[0].memory_id
+    assert results[3].memory_id == existing.memory_id
+    assert results[3].similarity == pytest.approx(0.8, abs=1e-4)
+    assert len({results[0].memory_id, results[4].memory_id, existing.memory_id}) == 3
+    assert count(conn) == 3
+    assert memory(conn, existing.memory_id)["content"] == "prefers sencha"
+    assert memory(conn, results[0].memory_id)["mention_count"] == 2
+
+
+def test_batch_first_item_wins(store, conn):
+    results = store.upsert_many(
+        USER,
+        [
+            {"content": OLD, "embedding": unit(0), "importance": 0.4},
+            {"content": NEW, "embedding": at_cosine(0.95), "importance": 0.9},
+            {"content": "用户喜欢喝美式", "embedding": unit(5)},
+            {"content": "用户非常喜欢喝美式", "embedding": unit(6)},
+        ],
+    )
+    assert [r.action for r in results] == ["inserted", "duplicate", "inserted", "duplicate"]
+    assert results[1].memory_id == results[0].memory_id == results[1].matched_id
+    assert results[3].memory_id == results[2].memory_id
+    row = memory(conn, results[0].memory_id)
+    assert row["content"] == OLD
+    assert row["importance"] == pytest.approx(0.9)
+    assert memory(conn, results[2].memory_id)["content"] == "用户喜欢喝美式"
+    assert count(conn) == 2
+
+
+def test_batch_empty(store, conn):
+    assert store.upsert_many(USER, []) == []
+    rows = conn.execute("SELECT * FROM pymem.upsert_memories('u', '[]'::jsonb)").fetchall()
+    assert rows == []
+    assert count(conn) == 0
+
+
+def test_batch_items_as_memoryitem_and_dict_numpy_and_list(store, conn):
+    results = store.upsert_many(
+        USER,
+        [
+            MemoryItem(OLD, unit(0), kind="preference", importance=0.9, topic="drink:tea"),
+            {"content": "collects stamps", "embedding": unit(1).tolist(), "source": "confirmed"},
+            MemoryItem("reads poetry", [float(x) for x in unit(2)], pinned=True,
+                       details={"genre": "haiku"}),
+            {"content": "owns a red bicycle", "embedding": unit(3), "kind": "fact",
+             "metadata": {"chat": "c9"}},
+            MemoryItem("collects stamps", tuple(unit(1).tolist())),
+        ],
+    )
+    assert [r.ordinal for r in results] == [1, 2, 3, 4, 5]
+    assert [r.action for r in results] == [
+        "inserted", "inserted", "inserted", "inserted", "duplicate"
+    ]
+    assert results[4].memory_id == results[1].memory_id
+    rows = [memory(conn, r.memory_id) for r in results[:4]]
+    assert rows[0]["kind"] == "preference"
+    assert rows[0]["importance"] == pytest.approx(0.9)
+    assert rows[0]["topic"] == "drink:tea"
+    assert rows[1]["source"] == "confirmed" and rows[1]["kind"] == "fact"
+    assert rows[2]["pinned"] is True and rows[2]["details"] == {"genre": "haiku"}
+    assert rows[3]["metadata"] == {"chat": "c9"}
+    for i, row in enumerate(rows):
+        assert np.allclose(row["embedding"].to_numpy(), unit(i))
+    assert count(conn) == 4
+
+
+def test_batch_defaults_match_single_upsert(store, conn):
+    (r,) = store.upsert_many(USER, [MemoryItem(OLD, unit(0))])
+    row = memory(conn, r.memory_id)
+    assert row["kind"] == "fact"
+    assert row["importance"] == pytest.approx(0.5)
+    assert row["source"] == "stated"
+    assert row["pinned"] is False
+
+
+def test_batch_threshold_overrides(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    results = store.upsert_many(
+        USER,
+        [{"content": NEW, "embedding": at_cosine(0.6)}],
+        dedup_threshold=0.5,
+        supersede_threshold=0.4,
+    )
+    assert [(r.action, r.memory_id) for r in results] == [("duplicate", first.memory_id)]
+    results = store.upsert_many(
+        USER,
+        [{"content": "prefers sencha", "embedding": at_cosine(0.95, other=2)}],
+        dedup_threshold=0.99,
+        supersede_threshold=0.9,
+    )
+    assert [(r.action, r.memory_id) for r in results] == [("superseded", first.memory_id)]
+
+
+def test_batch_via_raw_sql(sql):
+    items = [
+        {"content": OLD, "embedding": unit(0).tolist(), "importance": 0.7},
+        {"content": NEW, "embedding": at_cosine(0.6).tolist(), "topic": "drink"},
+        {"content": "i REALLY like green tea", "embedding": unit(4).tolist(),
+         "kind": "preference"},
+    ]
+    with sql.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            "SELECT * FROM pymem.upsert_memories('u', %s, dedup_threshold => 0.55,"
+            " supersede_threshold => 0.5)",
+            (Jsonb(items),),
+        )
+        assert [c.name for c in cur.description] == [
+            "ordinal", "memory_id", "action", "similarity", "matched_id"
+        ]
+        rows = cur.fetchall()
+    assert [r["ordinal"] for r in rows] == [1, 2, 3]
+    assert [r["action"] for r in rows] == ["inserted", "duplicate", "inserted"]
+    assert rows[1]["memory_id"] == rows[0]["memory_id"]
+    assert memory(sql, rows[0]["memory_id"])["importance"] == pytest.approx(0.7)
+    assert memory(sql, rows[2]["memory_id"])["kind"] == "preference"
+
+    # a literal jsonb document, as another language would send it
+    doc = json.dumps([{"content": "reads poetry", "embedding": unit(7).tolist()}])
+    rows = sql.execute(
+        "SELECT ordinal, action FROM pymem.upsert_memories(user_id => 'u', items => %s::jsonb)",
+        (doc,),
+    ).fetchall()
+    assert rows == [(1, "inserted")]
+
+
+# --- 12. the real embedder ---------------------------------------------------------------
+
+
+@pytest.mark.embed
+def test_real_embedder_paraphrase_is_duplicate(store, conn, embedder):
+    a, b = "User drinks americano, no sugar", "User drinks americano without sugar"
+    ea, eb = np.asarray(embedder.encode([a, b]))
+    first = store.upsert(USER, a, ea)
+    r = store.upsert(USER, b, eb)
+    assert r.action == "duplicate"
+    assert r.memory_id == first.memory_id
+    assert count(conn) == 1
+
+
+@pytest.mark.embed
+def test_real_embedder_different_times_stay_two_memories(store, conn, embedder):
+    a, b = "Meeting at 3pm", "Meeting at 4pm"
+    ea, eb = np.asarray(embedder.encode([a, b]))
+    first = store.upsert(USER, a, ea)
+    r = store.upsert(USER, b, eb)
+    assert r.action == "inserted"
+    assert r.memory_id != first.memory_id
+    contents = {row[0] for row in conn.execute("SELECT content FROM pymem.memories")}
+    assert contents == {a, b}
