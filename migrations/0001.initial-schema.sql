@@ -14,7 +14,7 @@ COMMENT ON SCHEMA pymem IS
 -- One row of global settings. Not per user: in a distributed (Citus)
 -- deployment this is a reference table.
 CREATE TABLE pymem.settings (
-    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    singleton boolean PRIMARY KEY DEFAULT TRUE CHECK (singleton),
     embedding_dimensions integer NOT NULL DEFAULT 512
     CHECK (embedding_dimensions BETWEEN 1 AND 16000),
     embedding_model text,
@@ -51,14 +51,14 @@ CREATE TABLE pymem.kinds (
 );
 
 INSERT INTO pymem.kinds (kind, decay_rate, default_lifetime, description) VALUES
-('fact', 0.01, null, 'a standing fact about the user or their world'),
-('preference', 0.02, null, 'a like, dislike or way the user wants things done'),
-('habit', 0.01, null, 'something the user usually does'),
+('fact', 0.01, NULL, 'a standing fact about the user or their world'),
+('preference', 0.02, NULL, 'a like, dislike or way the user wants things done'),
+('habit', 0.01, NULL, 'something the user usually does'),
 ('state', 0.08, interval '1 day', 'a temporary state that overrides habits while valid'),
-('inference', 0.03, null, 'something the assistant concluded, not stated'),
-('goal', 0.01, null, 'something the user wants to achieve'),
-('profile', 0.005, null, 'identity facts: name, birthday, job'),
-('event', 0.02, null, 'something that happened at a point in time');
+('inference', 0.03, NULL, 'something the assistant concluded, not stated'),
+('goal', 0.01, NULL, 'something the user wants to achieve'),
+('profile', 0.005, NULL, 'identity facts: name, birthday, job'),
+('event', 0.02, NULL, 'something that happened at a point in time');
 
 -- Lowercase with intensifiers removed: "very"/"非常" add no fact.
 CREATE FUNCTION pymem._strip_intensifiers(content text) RETURNS text
@@ -103,7 +103,7 @@ CREATE TABLE pymem.memories (
     decay_rate double precision CHECK (decay_rate >= 0),
     source text NOT NULL DEFAULT 'stated'
     CHECK (source IN ('inferred', 'stated', 'confirmed')),
-    pinned boolean NOT NULL DEFAULT false,
+    pinned boolean NOT NULL DEFAULT FALSE,
     tier text NOT NULL DEFAULT 'hot' CHECK (tier IN ('hot', 'cold')),
     consolidated_into uuid,
     details jsonb NOT NULL DEFAULT '{}',

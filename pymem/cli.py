@@ -62,9 +62,11 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if args.rollback:
         print(f"rolled back: {', '.join(result.rolled_back) or 'nothing to roll back'}")
     else:
-        print(f"applied: {', '.join(result.applied) or 'nothing new'}; "
-              f"functions loaded from {result.functions_loaded} files"
-              + (f"; embedding dimensions {result.dimensions}" if result.dimensions else ""))
+        print(
+            f"applied: {', '.join(result.applied) or 'nothing new'}; "
+            f"functions loaded from {result.functions_loaded} files"
+            + (f"; embedding dimensions {result.dimensions}" if result.dimensions else "")
+        )
     return 0
 
 
@@ -72,8 +74,13 @@ def cmd_remember(args: argparse.Namespace) -> int:
     store, embed = _embedded_store(args)
     with store:
         result = store.upsert(
-            args.user, args.text, embed([args.text])[0], args.kind,
-            importance=args.importance, topic=args.topic, source=args.source,
+            args.user,
+            args.text,
+            embed([args.text])[0],
+            args.kind,
+            importance=args.importance,
+            topic=args.topic,
+            source=args.source,
         )
     sim = "" if result.similarity is None else f" (similarity {result.similarity:.3f})"
     print(f"{result.action}: {result.memory_id}{sim}")
@@ -84,7 +91,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
     store, embed = _embedded_store(args)
     with store:
         hits = store.recall(
-            args.user, embed([args.query])[0], k=args.k, query_text=args.query,
+            args.user,
+            embed([args.query])[0],
+            k=args.k,
+            query_text=args.query,
             include_cold=args.include_cold,
         )
     if not hits:
@@ -100,8 +110,10 @@ def cmd_decay(args: argparse.Namespace) -> int:
     store = _store(args)
     with store:
         result = store.apply_decay(cold_below=args.cold_below, user_id=args.user)
-    print(f"scanned {result.scanned}, moved to cold {result.cooled}, "
-          f"already cold {result.cold_total - result.cooled}")
+    print(
+        f"scanned {result.scanned}, moved to cold {result.cooled}, "
+        f"already cold {result.cold_total - result.cooled}"
+    )
     return 0
 
 
@@ -130,8 +142,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         store = _store(args)
         with store:
             store.configure_embedder(
-                embed.name, cal.dedup_threshold, cal.supersede_threshold,
-                cal.topic_supersede_threshold, overwrite=True,
+                embed.name,
+                cal.dedup_threshold,
+                cal.supersede_threshold,
+                cal.topic_supersede_threshold,
+                overwrite=True,
             )
         print(f"recorded for {embed.name}")
     return 0

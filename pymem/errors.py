@@ -86,9 +86,7 @@ class EmbedderMissing(PymemError):
 
 
 BY_SQLSTATE: dict[str, type[PymemError]] = {
-    cls.sqlstate: cls
-    for cls in PymemError.__subclasses__()
-    if cls.sqlstate is not None
+    cls.sqlstate: cls for cls in PymemError.__subclasses__() if cls.sqlstate is not None
 }
 
 

@@ -177,8 +177,7 @@ class MemoryStore:
             register_vector(conn)
         if self._check_schema:
             found = conn.execute(
-                "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL"
-                " THEN 0 END"
+                "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL THEN 0 END"
             ).fetchone()
             version = None
             if found and found[0] is not None:
@@ -191,9 +190,11 @@ class MemoryStore:
             self._check_schema = False
 
     def _rows(self, row_type: type, query: str, params: Sequence[Any]) -> list[Any]:
-        with self._connection() as conn, wrap_errors(), conn.cursor(
-            row_factory=class_row(row_type)
-        ) as cur:
+        with (
+            self._connection() as conn,
+            wrap_errors(),
+            conn.cursor(row_factory=class_row(row_type)) as cur,
+        ):
             cur.execute(query, params)
             return cur.fetchall()
 
@@ -226,9 +227,21 @@ class MemoryStore:
             " details => %s, topic => %s, canonical => %s, valid_until => %s,"
             " decay_rate => %s, dedup_threshold => %s, supersede_threshold => %s)",
             (
-                user_id, content, _vector(embedding), kind, importance, source, pinned,
-                Jsonb(dict(metadata or {})), Jsonb(dict(details or {})), topic, canonical,
-                valid_until, decay_rate, dedup_threshold, supersede_threshold,
+                user_id,
+                content,
+                _vector(embedding),
+                kind,
+                importance,
+                source,
+                pinned,
+                Jsonb(dict(metadata or {})),
+                Jsonb(dict(details or {})),
+                topic,
+                canonical,
+                valid_until,
+                decay_rate,
+                dedup_threshold,
+                supersede_threshold,
             ),
         )
         return row
@@ -246,8 +259,7 @@ class MemoryStore:
             BatchResult,
             "SELECT * FROM pymem.upsert_memories(%s, %s,"
             " dedup_threshold => %s, supersede_threshold => %s)",
-            (user_id, Jsonb([_item_json(i) for i in items]), dedup_threshold,
-             supersede_threshold),
+            (user_id, Jsonb([_item_json(i) for i in items]), dedup_threshold, supersede_threshold),
         )
 
     # -- read path and decay ---------------------------------------------------
@@ -271,9 +283,17 @@ class MemoryStore:
             "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
             " include_cold => %s, min_similarity => %s, touch => %s,"
             " at => coalesce(%s, now()))",
-            (user_id, _vector(query_embedding), k, query_text,
-             list(kinds) if kinds is not None else None, include_cold, min_similarity,
-             touch, at),
+            (
+                user_id,
+                _vector(query_embedding),
+                k,
+                query_text,
+                list(kinds) if kinds is not None else None,
+                include_cold,
+                min_similarity,
+                touch,
+                at,
+            ),
         )
 
     def touch(self, user_id: str, memory_ids: Sequence[UUID | str]) -> int:
@@ -313,7 +333,10 @@ class MemoryStore:
         return DecayResult(*row)
 
     def decay_score(
-        self, importance: float, decay_rate: float, last_access_at: datetime,
+        self,
+        importance: float,
+        decay_rate: float,
+        last_access_at: datetime,
         at: datetime | None = None,
     ) -> float:
         """``pymem.decay_score``: importance * exp(-decay_rate * age in days)."""

@@ -163,10 +163,10 @@ END;
 -- different facts however close their embeddings ("meeting at 3pm" vs
 -- "meeting at 4pm", "likes cats" vs "doesn't like cats").
 CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
-RETURNS text []
+RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN ARRAY(
+RETURN array(
     SELECT DISTINCT m.marker
     FROM (
         SELECT (regexp_matches(
@@ -176,7 +176,8 @@ RETURN ARRAY(
         ))[1] AS marker
         UNION ALL
         SELECT 'NOT'
-        WHERE pymem._strip_intensifiers(content)
+        WHERE
+            pymem._strip_intensifiers(content)
             ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
             OR regexp_replace(
                 pymem._strip_intensifiers(content),

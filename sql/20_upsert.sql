@@ -12,11 +12,11 @@
 -- cold memories, never lowers importance or source, never unpins.
 CREATE OR REPLACE FUNCTION pymem._reinforce(
     user_id text,
-    memory_ids uuid [],
+    memory_ids uuid[],
     mentioned boolean,
     importance double precision DEFAULT NULL,
     source text DEFAULT NULL,
-    pinned boolean DEFAULT false,
+    pinned boolean DEFAULT FALSE,
     details jsonb DEFAULT '{}',
     metadata jsonb DEFAULT '{}',
     valid_until timestamptz DEFAULT NULL
@@ -164,8 +164,11 @@ BEGIN
                 AND v_candidate.topic <> topic;
             v_same_topic := v_candidate.topic = topic;
             v_same_markers := pymem._fact_markers(v_candidate.content) = v_markers;
+            -- Under one topic, a close but differently worded statement is
+            -- the slot's new value: it supersedes (the old text is kept in
+            -- memory_versions) instead of being dropped as a duplicate.
             IF v_dup_id IS NULL AND v_same_markers AND (
-                v_candidate.sim >= v_dedup
+                (v_candidate.sim >= v_dedup AND v_same_topic IS NOT TRUE)
                 OR similarity(v_normalized, pymem._normalize(v_candidate.content))
                 >= cfg.trigram_threshold
             ) THEN
@@ -246,7 +249,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memory(
     kind text DEFAULT 'fact',
     importance double precision DEFAULT 0.5,
     source text DEFAULT 'stated',
-    pinned boolean DEFAULT false,
+    pinned boolean DEFAULT FALSE,
     metadata jsonb DEFAULT '{}',
     details jsonb DEFAULT '{}',
     topic text DEFAULT NULL,

@@ -25,20 +25,21 @@ RETURN importance * exp(greatest(
 -- pair of adjacent characters. The default full-text parser and
 -- pg_trgm's word boundaries both fail on Chinese.
 CREATE OR REPLACE FUNCTION pymem._query_tokens(query_text text)
-RETURNS text []
+RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN ARRAY(
+RETURN array(
     SELECT DISTINCT t.token
     FROM (
         SELECT w[1] AS token
         FROM regexp_matches(lower(coalesce(query_text, '')), '[a-z0-9]{3,}', 'g') AS w
-        WHERE w[1] NOT IN (
-            'the', 'and', 'for', 'what', 'where', 'when', 'who', 'whom', 'why', 'how',
-            'does', 'did', 'was', 'were', 'are', 'has', 'have', 'had', 'with', 'about',
-            'user', 'users', 'their', 'they', 'this', 'that', 'there', 'any', 'can', 'you',
-            'your', 'from', 'into', 'tell', 'know', 'which'
-        )
+        WHERE
+            w[1] NOT IN (
+                'the', 'and', 'for', 'what', 'where', 'when', 'who', 'whom', 'why', 'how',
+                'does', 'did', 'was', 'were', 'are', 'has', 'have', 'had', 'with', 'about',
+                'user', 'users', 'their', 'they', 'this', 'that', 'there', 'any', 'can', 'you',
+                'your', 'from', 'into', 'tell', 'know', 'which'
+            )
         UNION ALL
         SELECT substr(run[1], i, 2)
         FROM regexp_matches(coalesce(query_text, ''), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
@@ -49,7 +50,7 @@ RETURN ARRAY(
 );
 
 -- Share of the query's tokens found in the content, 0..1.
-CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text [], content text)
+CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text[], content text)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
@@ -74,10 +75,10 @@ CREATE OR REPLACE FUNCTION pymem.recall(
     query_embedding vector,
     k integer DEFAULT 5,
     query_text text DEFAULT NULL,
-    kinds text [] DEFAULT NULL,
-    include_cold boolean DEFAULT false,
+    kinds text[] DEFAULT NULL,
+    include_cold boolean DEFAULT FALSE,
     min_similarity double precision DEFAULT NULL,
-    touch boolean DEFAULT false,
+    touch boolean DEFAULT FALSE,
     at timestamptz DEFAULT now()
 )
 RETURNS TABLE (
@@ -207,7 +208,7 @@ $$;
 -- Re-mention: resets the decay clock, counts an access, revives a cold
 -- memory. The same code path as a duplicate upsert (pymem._reinforce).
 -- Ids that are not live memories of this user are refused (PM011).
-CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid [])
+CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public

@@ -52,7 +52,7 @@ CREATE OR REPLACE FUNCTION pymem.configure_embedder(
     dedup_threshold double precision,
     supersede_threshold double precision,
     topic_supersede_threshold double precision DEFAULT NULL,
-    overwrite boolean DEFAULT false
+    overwrite boolean DEFAULT FALSE
 )
 RETURNS pymem.settings
 LANGUAGE plpgsql

@@ -1,0 +1,154 @@
+"""`pymem demo`: a scripted multi-session memory stream, end to end.
+
+Runs on the embedded server (a fresh ``pymem_demo`` database) unless a DSN is
+given, feeds English and Chinese facts through ``upsert_memories`` as an
+assistant's extractor would, and prints what pymem decided at each step.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+
+from pymem import server
+from pymem.embedder import default_embedder
+from pymem.migrate import migrate
+from pymem.store import MemoryStore
+
+SESSIONS: list[tuple[str, list[dict]]] = [
+    (
+        "Session 1 - Monday: getting to know the user",
+        [
+            {"content": "User drinks americano, no sugar", "kind": "preference"},
+            {"content": "用户喜欢喝美式", "kind": "preference"},
+            {"content": "User is learning React", "topic": "skill:react"},
+            {"content": "Uses React for web apps", "topic": "project:web"},
+            {"content": "用户每周跑步三次", "kind": "habit", "topic": "habit:running"},
+            {
+                "content": "User usually goes to bed at ten",
+                "kind": "habit",
+                "topic": "sleep:bedtime",
+            },
+            {
+                "content": "User's favourite band is Coldplay",
+                "kind": "preference",
+                "importance": 0.2,
+            },
+            {
+                "content": "用户的女儿叫小美",
+                "kind": "profile",
+                "importance": 0.9,
+                "pinned": True,
+                "source": "confirmed",
+            },
+        ],
+    ),
+    (
+        "Session 2 - three weeks later: the same things, said differently, and news",
+        [
+            {"content": "User drinks americano without sugar", "kind": "preference"},
+            {"content": "用户非常喜欢喝美式", "kind": "preference"},
+            {"content": "User is proficient in React", "topic": "skill:react"},
+            {"content": "Uses React Native for mobile apps", "topic": "project:mobile"},
+            {"content": "用户每周跑步五次", "kind": "habit", "topic": "habit:running"},
+            {"content": "Meeting with Li Wei at 3pm on Friday", "kind": "event"},
+            {"content": "Meeting with Li Wei at 4pm on Friday", "kind": "event"},
+        ],
+    ),
+    (
+        "Session 3 - this morning: a temporary state",
+        [
+            {"content": "User worked until 3 a.m. last night", "kind": "state"},
+        ],
+    ),
+]
+
+
+def _print_actions(items: list[dict], results) -> None:
+    for item, r in zip(items, results, strict=True):
+        sim = "" if r.similarity is None else f"sim {r.similarity:.2f}"
+        print(f"  {r.ordinal:>2}. {r.action:<10} {sim:<9} {item['content']}")
+
+
+def _print_recall(title: str, hits) -> None:
+    print(f"\n  recall: {title}")
+    if not hits:
+        print("    (nothing)")
+    for h in hits:
+        print(
+            f"    score {h.score:5.2f}  sim {h.similarity:5.2f}  decay {h.decay_score:5.3f}"
+            f"  {h.tier:<4} {h.kind:<10} {h.content}"
+        )
+
+
+def _demo_dsn(dsn: str | None) -> str:
+    if dsn or os.environ.get("PYMEM_DSN"):
+        return server.resolve_dsn(dsn)
+    admin = server.start_embedded(database="postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS pymem_demo WITH (FORCE)")
+    return server.start_embedded(database="pymem_demo")
+
+
+def run_demo(dsn: str | None = None) -> int:
+    dsn = _demo_dsn(dsn)
+    migrate(dsn)
+    embed = default_embedder()
+    user = f"demo-{uuid.uuid4().hex[:8]}"
+    with MemoryStore(dsn) as store:
+        t = embed.thresholds
+        settings = store.configure_embedder(embed.name, t.dedup, t.supersede, t.topic_supersede)
+        print(f"pymem demo - user {user}, embedder {settings.embedding_model}")
+        print(
+            f"thresholds: duplicate >= {settings.dedup_threshold}, supersede >= "
+            f"{settings.supersede_threshold} (same topic: >= "
+            f"{settings.topic_supersede_threshold})"
+        )
+
+        for title, items in SESSIONS:
+            print(f"\n== {title}")
+            vectors = embed([i["content"] for i in items])
+            batch = [dict(i, embedding=v) for i, v in zip(items, vectors, strict=True)]
+            _print_actions(items, store.upsert_many(user, batch))
+
+        def recall(query: str, **options):
+            return store.recall(user, embed([query])[0], k=3, query_text=query, **options)
+
+        print("\n== Recall")
+        _print_recall("How did the user sleep?", recall("How did the user sleep?"))
+        _print_recall("用户喜欢喝什么？", recall("用户喜欢喝什么？"))
+        _print_recall("What is the user's React level?", recall("What is the user's React level?"))
+
+        later = datetime.now(timezone.utc) + timedelta(days=200)
+        print("\n== 200 days pass without a word about music")
+        decay = store.apply_decay(at=later)
+        print(f"  apply_decay: scanned {decay.scanned}, moved to cold {decay.cooled}")
+        _print_recall(
+            "What music does the user like?", recall("What music does the user like?", at=later)
+        )
+        _print_recall(
+            "... including cold memories",
+            recall("What music does the user like?", at=later, include_cold=True),
+        )
+
+        print("\n== The user mentions Coldplay again")
+        again = "User's favourite band is Coldplay"
+        r = store.upsert(user, again, embed([again])[0], "preference", importance=0.2)
+        print(f"  {r.action}: the memory is back in the hot tier")
+        _print_recall(
+            "What music does the user like?", recall("What music does the user like?", at=later)
+        )
+
+        print("\n== The store")
+        hits = store.recall(user, embed(["everything about the user"])[0], k=50, include_cold=True)
+        for h in sorted(hits, key=lambda h: (h.kind, h.content)):
+            flag = " pinned" if h.pinned else ""
+            print(f"  {h.tier:<4} {h.kind:<10} {h.content}{flag}")
+        print(
+            f"\n{len(hits)} memories from "
+            f"{sum(len(items) for _, items in SESSIONS) + 1} statements."
+        )
+    return 0
