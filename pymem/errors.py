@@ -100,9 +100,14 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
     if cls is None and sqlstate is None and "NUL (0x00)" in str(exc):
         # psycopg refuses NUL bytes before they reach the server.
         cls, message = InvalidContent, "text must not contain NUL (0x00) bytes"
-    if cls is None and sqlstate == "22000" and "NaN" in message:
-        # pgvector refuses NaN while parsing the vector, before pymem runs.
-        cls, message = InvalidEmbedding, "embedding contains NaN"
+    if cls is None and sqlstate == "22P05" and "\\u0000" in str(exc):
+        # PostgreSQL's JSON parser refuses NUL escapes in a batch.
+        cls, message = InvalidContent, "text must not contain NUL (0x00) bytes"
+    if cls is None and sqlstate == "22000" and ("NaN" in message or "infinite" in message):
+        # pgvector refuses NaN and infinity while parsing the vector, before pymem runs.
+        cls, message = InvalidEmbedding, f"embedding is not finite: {message}"
+    if cls is None and sqlstate == "22000" and "at least 1 dimension" in message:
+        cls, message = DimensionMismatch, f"embedding has no dimensions: {message}"
     if cls is None:
         return None
     return cls(message, sqlstate=cls.sqlstate, hint=hint)

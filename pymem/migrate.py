@@ -100,21 +100,25 @@ def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> 
     get_backend, read_migrations = _yoyo()
     with _locked_connection(dsn) as conn:
         backend = get_backend(yoyo_uri(dsn))
-        migrations = read_migrations(str(migrations_dir()))
-        with backend.lock():
-            if rollback:
-                todo = backend.to_rollback(migrations)
-                backend.rollback_migrations(todo)
-                return MigrateResult([], [m.id for m in todo], 0, None)
-            todo = backend.to_apply(migrations)
-            # Post-apply hooks are for plain `yoyo apply`; functions are loaded below.
-            backend.apply_migrations_only(todo)
-        backend.connection.close()
+        try:
+            migrations = read_migrations(str(migrations_dir()))
+            with backend.lock():
+                if rollback:
+                    todo = backend.to_rollback(migrations)
+                    backend.rollback_migrations(todo)
+                    return MigrateResult([], [m.id for m in todo], 0, None)
+                todo = backend.to_apply(migrations)
+                # Post-apply hooks are for plain `yoyo apply`; functions load below.
+                backend.apply_migrations_only(todo)
+        finally:
+            backend.connection.close()
         loaded = apply_functions(conn)
         dims = None
         if dimensions is not None:
             with wrap_errors(), conn.transaction():
                 dims = conn.execute("SELECT pymem._set_dimensions(%s)", (dimensions,)).fetchone()[0]
+            # the column change dropped the trigger that reads it
+            loaded = apply_functions(conn)
         return MigrateResult([m.id for m in todo], [], loaded, dims)
 
 

@@ -8,6 +8,7 @@ DSN (the store then owns an autocommit connection).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -109,8 +110,17 @@ def configure_connection(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-def _vector(embedding: Embedding) -> np.ndarray:
-    return np.asarray(embedding, dtype=np.float32)
+def _vector(embedding: Embedding | None) -> np.ndarray | None:
+    # None goes through so that the server refuses it with its SQLSTATE.
+    return None if embedding is None else np.asarray(embedding, dtype=np.float32)
+
+
+def _json_number(x: Any) -> Any:
+    # JSON has no NaN or infinity: send them as strings, which the server
+    # refuses as "not a number" (PM005) naming the item.
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
 
 
 def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
@@ -119,8 +129,11 @@ def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
         data.update(item.extra)
     else:
         data = dict(item)
-    if "embedding" in data and isinstance(data["embedding"], np.ndarray | list | tuple):
-        data["embedding"] = np.asarray(data["embedding"], dtype=np.float64).tolist()
+    embedding = data.get("embedding")
+    if isinstance(embedding, np.ndarray):
+        embedding = embedding.tolist()
+    if isinstance(embedding, list | tuple):
+        data["embedding"] = [_json_number(x) for x in embedding]
     if isinstance(data.get("valid_until"), datetime):
         data["valid_until"] = data["valid_until"].isoformat()
     return data

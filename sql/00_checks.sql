@@ -159,7 +159,8 @@ RETURN CASE
     ELSE coalesce(a, b)
 END;
 
--- Numbers and negations of a text. Two texts whose markers differ state
+-- Numbers, dates (month and weekday names, 今天/明天, 周一) and
+-- negations of a text. Two texts whose markers differ state
 -- different facts however close their embeddings ("meeting at 3pm" vs
 -- "meeting at 4pm", "likes cats" vs "doesn't like cats").
 CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
@@ -171,7 +172,12 @@ RETURN array(
     FROM (
         SELECT (regexp_matches(
             pymem._strip_intensifiers(content),
-            '[0-9]+(?:[.,:][0-9]+)*|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+',
+            '[0-9]+(?:[.,:][0-9]+)*'
+            || '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
+            || '|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+'
+            || '|\m(?:january|february|march|april|june|july|august|september|october'
+            || '|november|december|monday|tuesday|wednesday|thursday|friday|saturday'
+            || '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening)\M',
             'g'
         ))[1] AS marker
         UNION ALL

@@ -192,10 +192,13 @@ BEGIN
     END IF;
 
     IF action = 'duplicate' THEN
+        -- new detail keys are a recorded change, not a hand edit
+        PERFORM pymem._set_change_reason('duplicate: details merged');
         PERFORM pymem._reinforce(
             user_id, ARRAY[memory_id], true, importance, source, pinned,
             details, metadata, v_valid_until
         );
+        PERFORM pymem._set_change_reason(NULL);
         RETURN;
     END IF;
 
@@ -331,6 +334,11 @@ BEGIN
             OR jsonb_path_exists(v_item -> 'embedding', '$[*] ? (@.type() != "number")') THEN
             RAISE EXCEPTION '%embedding must be an array of numbers', v_label
                 USING ERRCODE = 'PM005';
+        END IF;
+        IF jsonb_array_length(v_item -> 'embedding') <> v_cfg.embedding_dimensions THEN
+            RAISE EXCEPTION '%embedding has % dimensions, this store expects %', v_label,
+                jsonb_array_length(v_item -> 'embedding'), v_cfg.embedding_dimensions
+                USING ERRCODE = 'PM004';
         END IF;
         SELECT string_agg(format('%s must be a JSON %s', spec.key, spec.type), ', ')
         INTO v_unknown

@@ -77,7 +77,7 @@ def raw_upsert(conn: psycopg.Connection, query: str, params=()) -> dict:
     return rows[0]
 
 
-# --- 1. decisions and threshold boundaries -----------------------------------------------
+# --- 1. decisions and threshold boundaries ------------------------------------------------
 
 
 def test_first_upsert_inserts(store, conn):
@@ -156,11 +156,14 @@ def test_raw_sql_named_arguments_and_columns(sql):
         cur.execute(
             "SELECT * FROM pymem.upsert_memory('u', 'likes green tea', %s::vector, 'fact',"
             " importance => 0.9, source => 'confirmed', pinned => true,"
-            " details => '{\"drink\": \"tea\"}'::jsonb)",
+            ' details => \'{"drink": "tea"}\'::jsonb)',
             (unit(0),),
         )
         assert [c.name for c in cur.description] == [
-            "memory_id", "action", "similarity", "matched_id"
+            "memory_id",
+            "action",
+            "similarity",
+            "matched_id",
         ]
         (first,) = cur.fetchall()
     assert first["action"] == "inserted"
@@ -299,9 +302,7 @@ def test_number_or_negation_with_same_topic_supersedes(store, conn, old, new):
 
 
 def test_equal_canonical_is_duplicate(store, conn):
-    first = store.upsert(
-        USER, "User drinks americano", unit(0), canonical="user drinks americano"
-    )
+    first = store.upsert(USER, "User drinks americano", unit(0), canonical="user drinks americano")
     r = store.upsert(
         USER, "Black coffee is what they order", unit(1), canonical="User drinks Americano."
     )
@@ -378,9 +379,7 @@ def test_same_topic_supersedes_below_supersede_threshold(store, conn, cosine, ex
     [(0.6, "inserted"), (0.8, "superseded"), (0.99, "duplicate")],
 )
 def test_topic_on_one_side_uses_normal_thresholds(store, conn, topic_side, cosine, expected):
-    first = store.upsert(
-        USER, OLD, unit(0), topic="drink:tea" if topic_side == "old" else None
-    )
+    first = store.upsert(USER, OLD, unit(0), topic="drink:tea" if topic_side == "old" else None)
     r = store.upsert(
         USER, NEW, at_cosine(cosine), topic="drink:tea" if topic_side == "new" else None
     )
@@ -512,16 +511,26 @@ def test_duplicate_via_raw_sql_keeps_max_importance(sql):
     assert row["mention_count"] == 2
 
 
-# --- 7. what a supersede does, and history for every writer --------------------------------
+# --- 7. what a supersede does, and history for every writer -------------------------------
 
 
 def test_supersede_updates_in_place_and_keeps_history(store, conn):
     first = store.upsert(
-        USER, OLD, unit(0), source="confirmed", pinned=True, importance=0.7,
+        USER,
+        OLD,
+        unit(0),
+        source="confirmed",
+        pinned=True,
+        importance=0.7,
         details={"drink": "tea"},
     )
     r = store.upsert(
-        USER, NEW, at_cosine(0.8), source="inferred", pinned=False, importance=0.2,
+        USER,
+        NEW,
+        at_cosine(0.8),
+        source="inferred",
+        pinned=False,
+        importance=0.2,
         details={"variety": "oolong"},
     )
     assert r.action == "superseded"
@@ -615,8 +624,7 @@ def test_touch_only_update_records_nothing(store, conn):
         "UPDATE pymem.memories SET last_access_at = now() WHERE id = %s", (first.memory_id,)
     )
     conn.execute(
-        "UPDATE pymem.memories SET tier = 'cold', access_count = access_count + 1"
-        " WHERE id = %s",
+        "UPDATE pymem.memories SET tier = 'cold', access_count = access_count + 1 WHERE id = %s",
         (first.memory_id,),
     )
     after = memory(conn, first.memory_id)
@@ -625,7 +633,7 @@ def test_touch_only_update_records_nothing(store, conn):
     assert after["updated_at"] == before["updated_at"]
 
 
-# --- 8. consolidated fragments -------------------------------------------------------------
+# --- 8. consolidated fragments ------------------------------------------------------------
 
 
 def test_consolidated_fragment_is_not_stored_again(store, conn):
@@ -660,7 +668,7 @@ def test_consolidation_chain_is_followed(store, conn):
     assert count(conn) == 3
 
 
-# --- 9. batches ------------------------------------------------------------------------------
+# --- 9. batches ---------------------------------------------------------------------------
 
 
 def test_batch_mix_of_actions_in_input_order(store, conn):
@@ -677,7 +685,11 @@ def test_batch_mix_of_actions_in_input_order(store, conn):
     )
     assert [r.ordinal for r in results] == [1, 2, 3, 4, 5]
     assert [r.action for r in results] == [
-        "inserted", "duplicate", "duplicate", "superseded", "inserted"
+        "inserted",
+        "duplicate",
+        "duplicate",
+        "superseded",
+        "inserted",
     ]
     assert results[0].similarity is None and results[0].matched_id is None
     assert results[1].memory_id == existing.memory_id == results[1].matched_id
@@ -723,16 +735,25 @@ def test_batch_items_as_memoryitem_and_dict_numpy_and_list(store, conn):
         [
             MemoryItem(OLD, unit(0), kind="preference", importance=0.9, topic="drink:tea"),
             {"content": "collects stamps", "embedding": unit(1).tolist(), "source": "confirmed"},
-            MemoryItem("reads poetry", [float(x) for x in unit(2)], pinned=True,
-                       details={"genre": "haiku"}),
-            {"content": "owns a red bicycle", "embedding": unit(3), "kind": "fact",
-             "metadata": {"chat": "c9"}},
+            MemoryItem(
+                "reads poetry", [float(x) for x in unit(2)], pinned=True, details={"genre": "haiku"}
+            ),
+            {
+                "content": "owns a red bicycle",
+                "embedding": unit(3),
+                "kind": "fact",
+                "metadata": {"chat": "c9"},
+            },
             MemoryItem("collects stamps", tuple(unit(1).tolist())),
         ],
     )
     assert [r.ordinal for r in results] == [1, 2, 3, 4, 5]
     assert [r.action for r in results] == [
-        "inserted", "inserted", "inserted", "inserted", "duplicate"
+        "inserted",
+        "inserted",
+        "inserted",
+        "inserted",
+        "duplicate",
     ]
     assert results[4].memory_id == results[1].memory_id
     rows = [memory(conn, r.memory_id) for r in results[:4]]
@@ -778,8 +799,7 @@ def test_batch_via_raw_sql(sql):
     items = [
         {"content": OLD, "embedding": unit(0).tolist(), "importance": 0.7},
         {"content": NEW, "embedding": at_cosine(0.6).tolist(), "topic": "drink"},
-        {"content": "i REALLY like green tea", "embedding": unit(4).tolist(),
-         "kind": "preference"},
+        {"content": "i REALLY like green tea", "embedding": unit(4).tolist(), "kind": "preference"},
     ]
     with sql.cursor(row_factory=dict_row) as cur:
         cur.execute(
@@ -788,7 +808,11 @@ def test_batch_via_raw_sql(sql):
             (Jsonb(items),),
         )
         assert [c.name for c in cur.description] == [
-            "ordinal", "memory_id", "action", "similarity", "matched_id"
+            "ordinal",
+            "memory_id",
+            "action",
+            "similarity",
+            "matched_id",
         ]
         rows = cur.fetchall()
     assert [r["ordinal"] for r in rows] == [1, 2, 3]
@@ -806,7 +830,7 @@ def test_batch_via_raw_sql(sql):
     assert rows == [(1, "inserted")]
 
 
-# --- 12. the real embedder ---------------------------------------------------------------
+# --- 12. the real embedder ----------------------------------------------------------------
 
 
 @pytest.mark.embed

@@ -1,0 +1,132 @@
+"""Migrations: apply, re-apply, list, rollback, dimensions, concurrency, plain yoyo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import psycopg
+import pytest
+
+from pymem import MemoryStore
+from pymem.cli import main
+from pymem.errors import DimensionMismatch, StoreConflict
+from pymem.migrate import migrate, migrations_dir, yoyo_uri
+from tests.conftest import unit
+
+
+def _schema_exists(dsn: str) -> bool:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = 'pymem')"
+        ).fetchone()[0]
+
+
+def _function_count(dsn: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM pg_proc WHERE pronamespace = 'pymem'::regnamespace"
+        ).fetchone()[0]
+
+
+def test_apply_reapply_rollback_reapply(empty_dsn, capsys):
+    assert main(["--dsn", empty_dsn, "migrate"]) == 0
+    assert "applied: 0001.initial-schema" in capsys.readouterr().out
+    functions = _function_count(empty_dsn)
+    assert functions > 10
+
+    # idempotent: nothing new, same functions, exit 0
+    assert main(["--dsn", empty_dsn, "migrate"]) == 0
+    assert "applied: nothing new" in capsys.readouterr().out
+    assert _function_count(empty_dsn) == functions
+
+    assert main(["--dsn", empty_dsn, "migrate", "--list"]) == 0
+    assert "applied  0001.initial-schema" in capsys.readouterr().out
+
+    assert main(["--dsn", empty_dsn, "migrate", "--rollback"]) == 0
+    assert "rolled back: 0001.initial-schema" in capsys.readouterr().out
+    assert not _schema_exists(empty_dsn)
+    assert main(["--dsn", empty_dsn, "migrate", "--list"]) == 0
+    assert "pending  0001.initial-schema" in capsys.readouterr().out
+
+    assert main(["--dsn", empty_dsn, "migrate"]) == 0
+    assert _function_count(empty_dsn) == functions
+    with MemoryStore(empty_dsn) as store:
+        assert store.upsert("u", "works after re-apply", unit(0)).action == "inserted"
+
+
+def test_rollback_removes_data_and_schema(empty_dsn):
+    migrate(empty_dsn)
+    with MemoryStore(empty_dsn) as store:
+        store.upsert("u", "a fact", unit(0))
+    migrate(empty_dsn, rollback=True)
+    assert not _schema_exists(empty_dsn)
+
+
+def test_concurrent_migrations_do_not_corrupt(empty_dsn):
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(3)
+
+    def run():
+        try:
+            barrier.wait()
+            migrate(empty_dsn)
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with psycopg.connect(empty_dsn) as conn:
+        applied = conn.execute(
+            "SELECT count(*) FROM _yoyo_migration WHERE migration_id = '0001.initial-schema'"
+        ).fetchone()[0]
+        assert applied == 1
+        assert conn.execute("SELECT count(*) FROM pymem.settings").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM pymem.kinds").fetchone()[0] >= 7
+
+
+def test_dimensions_fixed_at_creation(empty_dsn):
+    result = migrate(empty_dsn, dimensions=3)
+    assert result.dimensions == 3
+    with MemoryStore(empty_dsn) as store:
+        assert store.get_settings().embedding_dimensions == 3
+        assert store.upsert("u", "three dims", [1.0, 0.0, 0.0]).action == "inserted"
+        with pytest.raises(DimensionMismatch, match=r"512.*3"):
+            store.upsert("u", "wrong dims", unit(0))
+    # same dimension again: fine; another one once data exists: refused
+    assert migrate(empty_dsn, dimensions=3).dimensions == 3
+    with pytest.raises(StoreConflict, match="3 dimensional"):
+        migrate(empty_dsn, dimensions=4)
+
+
+def test_cli_reports_store_conflict(empty_dsn, capsys):
+    migrate(empty_dsn, dimensions=3)
+    with MemoryStore(empty_dsn) as store:
+        store.upsert("u", "x", [0.0, 1.0, 0.0])
+    assert main(["--dsn", empty_dsn, "migrate", "--dimensions", "8"]) == 2
+    assert "PM013" in capsys.readouterr().err
+
+
+def test_plain_yoyo_apply_loads_functions(empty_dsn):
+    cmd = [
+        sys.executable,
+        "-m",
+        "yoyo",
+        "apply",
+        "--batch",
+        "--no-config-file",
+        "--database",
+        yoyo_uri(empty_dsn),
+        str(migrations_dir()),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    # the post-apply hook created the API
+    with MemoryStore(empty_dsn) as store:
+        assert store.upsert("u", "via yoyo", unit(0)).action == "inserted"
+    # and pymem migrate agrees nothing is pending
+    assert migrate(empty_dsn).applied == []
