@@ -186,8 +186,6 @@ class MemoryStore:
             yield self._conn
 
     def _prepare(self, conn: psycopg.Connection) -> None:
-        if conn.adapters.types.get("vector") is None:
-            register_vector(conn)
         if self._check_schema:
             found = conn.execute(
                 "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL THEN 0 END"
@@ -201,6 +199,8 @@ class MemoryStore:
                     f"{SCHEMA_VERSION}: run `pymem migrate`"
                 )
             self._check_schema = False
+        if conn.adapters.types.get("vector") is None:
+            register_vector(conn)
 
     def _rows(self, row_type: type, query: str, params: Sequence[Any]) -> list[Any]:
         with (

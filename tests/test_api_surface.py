@@ -1,0 +1,72 @@
+"""The SQL API and the Python wrapper stay one to one, and hold with no search_path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from pymem import MemoryStore, errors
+from pymem.errors import SchemaMismatch
+from tests.conftest import unit
+
+# Python method names that differ from their SQL function's name.
+RENAMED = {"upsert_memory": "upsert", "upsert_memories": "upsert_many"}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _public_routines(conn: psycopg.Connection) -> set[str]:
+    rows = conn.execute(
+        "SELECT proname FROM pg_proc WHERE pronamespace = 'pymem'::regnamespace"
+        " AND proname NOT LIKE '\\_%'"
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def test_every_public_function_has_one_wrapper_method(conn):
+    functions = _public_routines(conn)
+    methods = {
+        name
+        for name in dir(MemoryStore)
+        if not name.startswith("_") and callable(getattr(MemoryStore, name))
+    } - {"open", "close"}
+    assert {RENAMED.get(f, f) for f in functions} == methods
+
+
+def test_api_works_with_an_empty_search_path(conn):
+    conn.execute("SET search_path = ''")
+    row = conn.execute(
+        "SELECT * FROM pymem.upsert_memory('u', 'likes tea', %s::public.vector)",
+        (str(unit(0).tolist()),),
+    ).fetchone()
+    assert row[1] == "inserted"
+    hits = conn.execute(
+        "SELECT memory_id FROM pymem.recall('u', %s::public.vector, 3, query_text => 'tea',"
+        " touch => true)",
+        (str(unit(0).tolist()),),
+    ).fetchall()
+    assert [h[0] for h in hits] == [row[0]]
+    assert conn.execute("SELECT pymem.touch('u', ARRAY[%s]::uuid[])", (row[0],)).fetchone()[0] == 1
+    assert conn.execute("SELECT cooled FROM pymem.apply_decay()").fetchone()[0] == 0
+    batch = conn.execute(
+        "SELECT action FROM pymem.upsert_memories('u', %s::jsonb)",
+        ('[{"content": "likes tea", "embedding": ' + str(unit(0).tolist()) + "}]",),
+    ).fetchall()
+    assert batch == [("duplicate",)]
+
+
+def test_store_refuses_a_database_without_the_schema(empty_dsn):
+    with MemoryStore(empty_dsn) as store, pytest.raises(SchemaMismatch, match="pymem migrate"):
+        store.upsert("u", "x", unit(0))
+
+
+def test_every_sqlstate_has_an_exception_and_is_documented():
+    sql_text = "\n".join(p.read_text() for p in sorted((ROOT / "sql").glob("*.sql")))
+    raised = set(re.findall(r"ERRCODE = '(PM\d{3})'", sql_text))
+    mapped = set(errors.BY_SQLSTATE)
+    assert raised <= mapped
+    doc = (ROOT / "docs" / "sql-api.md").read_text()
+    for code in mapped:
+        assert code in doc, f"{code} is not documented in docs/sql-api.md"

@@ -1,0 +1,35 @@
+"""The `pymem` command, in process, against a test database."""
+
+from __future__ import annotations
+
+from pymem.cli import main
+
+
+def test_remember_recall_decay(fresh_dsn, capsys, embedder):
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "Ann drinks green tea"]) == 0
+    assert capsys.readouterr().out.startswith("inserted: ")
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "Ann drinks green tea!"]) == 0
+    assert capsys.readouterr().out.startswith("duplicate: ")
+
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", "what does Ann drink?"]) == 0
+    out = capsys.readouterr().out
+    assert "score" in out and "decay" in out
+    assert "Ann drinks green tea" in out
+
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "bob", "anything"]) == 0
+    assert "no memories" in capsys.readouterr().out
+
+    assert main(["--dsn", fresh_dsn, "decay"]) == 0
+    assert "moved to cold 0" in capsys.readouterr().out
+
+
+def test_bad_input_is_a_clear_error_and_exit_2(fresh_dsn, capsys, embedder):
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "--kind", "mood", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown kind 'mood'" in err and "PM008" in err
+
+
+def test_db_status_of_a_missing_server(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PYMEM_DATA_DIR", str(tmp_path / "none"))
+    assert main(["db", "status"]) == 3
+    assert "running: False" in capsys.readouterr().out
