@@ -1,0 +1,16 @@
+-- Grants for the application role (RLS policies: migrations/0002).
+-- Kept last so that every function above exists. Functions are
+-- SECURITY INVOKER: they run with pymem_app's rights, under its policies.
+
+GRANT USAGE ON SCHEMA pymem TO pymem_app;
+GRANT SELECT, INSERT, UPDATE ON pymem.memories TO pymem_app;
+GRANT SELECT, INSERT ON pymem.memory_versions TO pymem_app;
+GRANT SELECT ON pymem.settings, pymem.kinds TO pymem_app;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
+GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
+
+-- Store administration stays with the owner.
+REVOKE EXECUTE ON FUNCTION pymem.configure_embedder(
+    text, double precision, double precision, double precision, boolean
+) FROM pymem_app, public;
+REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public;

@@ -1,0 +1,54 @@
+"""Row-level security: pymem_app sees and changes only its current user's rows."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from pymem import MemoryStore
+from tests.conftest import unit
+
+
+@pytest.fixture
+def app_conn(conn):
+    """The test connection acting as pymem_app for user 'ann'."""
+    store = MemoryStore(conn)
+    store.upsert("ann", "Ann drinks green tea", unit(0))
+    store.upsert("bob", "Bob drinks coffee", unit(0))
+    conn.execute("SET LOCAL ROLE pymem_app")
+    conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
+    return conn
+
+
+def test_app_role_sees_only_current_user(app_conn):
+    store = MemoryStore(app_conn)
+    assert [h.content for h in store.recall("ann", unit(0), 5)] == ["Ann drinks green tea"]
+    assert store.recall("bob", unit(0), 5) == []
+    assert app_conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 1
+    result = store.upsert("ann", "Ann drinks green tea!", unit(0))
+    assert result.action == "duplicate"
+
+
+def test_app_role_cannot_write_for_another_user(app_conn):
+    store = MemoryStore(app_conn)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), app_conn.transaction():
+        store.upsert("bob", "Bob plays chess", unit(1))
+
+
+def test_app_role_cannot_administer(app_conn):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), app_conn.transaction():
+        app_conn.execute("SELECT pymem.configure_embedder('other', 0.9, 0.8)")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), app_conn.transaction():
+        app_conn.execute("DELETE FROM pymem.memories")
+
+
+def test_app_role_history_and_decay_stay_in_its_user(app_conn):
+    store = MemoryStore(app_conn)
+    store.upsert("ann", "Ann is learning React", unit(2), topic="skill:react")
+    result = store.upsert(
+        "ann", "Ann is proficient in React", unit(2) * 0.8 + unit(3) * 0.6, topic="skill:react"
+    )
+    assert result.action == "superseded"
+    assert app_conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0] == 1
+    decay = store.apply_decay(cold_below=1.0)
+    assert decay.cooled == 2  # ann's two memories; bob's stay out of reach
