@@ -1,0 +1,602 @@
+"""The read path: pymem.recall.
+
+Ranking (similarity weighted by decay, with the floor), the shape callers in
+other languages rely on, exactness against a numpy brute force over thousands
+of memories (with and without query text, so the lexical pruning is checked to
+change nothing), the lexical boost for Chinese and English, the filters and
+their errors, and temporary states with the real embedder.
+
+Everything runs against the real database in a rolled-back transaction
+(fixtures ``conn`` / ``store``); ``now()`` is frozen for the whole test, so a
+fresh memory has age 0 at the default ``at``.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import numpy as np
+import psycopg
+import pytest
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+
+from pymem.errors import (
+    DimensionMismatch,
+    InvalidParameter,
+    InvalidUserId,
+    UnknownKind,
+)
+from tests.conftest import DIM, at_cosine, unit
+
+USER = "alice"
+OTHER = "bob"
+Q = unit(0)  # the query vector of the hand-built tests
+
+FLOOR = 0.5  # settings defaults of a fresh test database
+LEXICAL_WEIGHT = 0.3
+STATE_BOOST = 0.1
+KIND_RATES = {
+    "fact": 0.01,
+    "preference": 0.02,
+    "habit": 0.01,
+    "state": 0.08,
+    "inference": 0.03,
+    "goal": 0.01,
+    "profile": 0.005,
+    "event": 0.02,
+}
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sql(conn: psycopg.Connection) -> psycopg.Connection:
+    """The test's connection, ready for raw SQL with numpy vectors."""
+    register_vector(conn)
+    return conn
+
+
+def add(
+    store,
+    conn,
+    content: str,
+    embedding,
+    kind: str = "fact",
+    *,
+    user: str = USER,
+    importance: float = 0.5,
+    age_days: float = 0.0,
+    **options,
+):
+    """Upsert one memory (it must be new) and age it by ``age_days``."""
+    result = store.upsert(user, content, embedding, kind, importance=importance, **options)
+    assert result.action == "inserted", (content, result)
+    if age_days:
+        age(conn, result.memory_id, age_days)
+    return result.memory_id
+
+
+def age(conn, memory_id, days: float) -> None:
+    """A touch-only update: the memory was last accessed ``days`` ago."""
+    conn.execute(
+        "UPDATE pymem.memories SET last_access_at = now() - make_interval(secs => %s)"
+        " WHERE id = %s",
+        (days * 86400.0, memory_id),
+    )
+
+
+def ids(hits) -> list:
+    return [h.memory_id for h in hits]
+
+
+def multiplier(decay: float) -> float:
+    return FLOOR + (1 - FLOOR) * decay
+
+
+def refused(conn, exc_class, code, call):
+    with pytest.raises(exc_class) as info, conn.transaction():
+        call()
+    assert info.value.sqlstate == code, f"{type(info.value).__name__}: {info.value}"
+    return info.value
+
+
+# --- 2. shape and ranking ------------------------------------------------------------------
+
+
+def test_settings_are_the_documented_defaults(store):
+    s = store.get_settings()
+    assert (s.recall_decay_floor, s.recall_lexical_weight, s.recall_state_boost) == (
+        FLOOR,
+        LEXICAL_WEIGHT,
+        STATE_BOOST,
+    )
+
+
+def test_recall_rows_carry_the_documented_columns_by_name(store, sql):
+    mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    with sql.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT * FROM pymem.recall(%s, %s, 5)", (USER, Q))
+        names = [d.name for d in cur.description]
+        rows = cur.fetchall()
+    for name in ("memory_id", "content", "kind", "similarity", "decay_score", "score"):
+        assert name in names, names
+    (row,) = rows
+    assert row["memory_id"] == mid
+    assert row["content"] == "likes green tea"
+    assert row["kind"] == "fact"
+    assert row["similarity"] == pytest.approx(0.9, abs=1e-6)
+    assert row["decay_score"] == pytest.approx(0.5, abs=1e-12)  # fresh: the importance
+    assert row["score"] == pytest.approx(0.9 * multiplier(0.5), abs=1e-6)
+
+
+def test_recall_ranks_by_similarity(store, sql):
+    sims = {"likes green tea": 0.3, "lives in Berlin": 0.9, "plays chess": 0.6, "owns a cat": 0.75}
+    made = {
+        text: add(store, sql, text, at_cosine(c, 0, 1 + i))
+        for i, (text, c) in enumerate(sims.items())
+    }
+    hits = store.recall(USER, Q, 10)
+    assert [h.content for h in hits] == sorted(sims, key=sims.get, reverse=True)
+    for h in hits:
+        assert h.memory_id == made[h.content]
+        assert h.similarity == pytest.approx(sims[h.content], abs=1e-6)
+        assert h.decay_score == pytest.approx(0.5, abs=1e-12)
+        assert h.score == pytest.approx(sims[h.content] * multiplier(0.5), abs=1e-6)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_old_untouched_memory_ranks_below_fresh_one_of_same_similarity(store, sql):
+    old = add(store, sql, "likes green tea", at_cosine(0.8, 0, 1), age_days=90)
+    fresh = add(store, sql, "plays chess on sundays", at_cosine(0.8, 0, 2))
+    hits = store.recall(USER, Q, 5)
+    assert ids(hits) == [fresh, old]
+    assert hits[0].similarity == pytest.approx(hits[1].similarity, abs=1e-6)
+    assert hits[1].decay_score == pytest.approx(0.5 * math.exp(-0.01 * 90), rel=1e-9)
+    assert hits[1].score == pytest.approx(0.8 * multiplier(0.5 * math.exp(-0.9)), abs=1e-6)
+
+
+def test_higher_importance_ranks_higher_at_equal_similarity_and_age(store, sql):
+    low = add(store, sql, "likes green tea", at_cosine(0.8, 0, 1), importance=0.3, age_days=10)
+    high = add(store, sql, "plays chess on sundays", at_cosine(0.8, 0, 2), importance=0.9)
+    age(sql, high, 10)
+    hits = store.recall(USER, Q, 5)
+    assert ids(hits) == [high, low]
+    assert hits[0].decay_score == pytest.approx(0.9 * math.exp(-0.1), rel=1e-9)
+    assert hits[1].decay_score == pytest.approx(0.3 * math.exp(-0.1), rel=1e-9)
+
+
+def test_floor_keeps_a_highly_similar_old_memory_above_an_unrelated_fresh_one(store, sql):
+    old = add(
+        store,
+        sql,
+        "was born in Lisbon",
+        at_cosine(0.95, 0, 1),
+        importance=1.0,
+        decay_rate=0.03,
+        age_days=242,
+    )
+    fresh = add(store, sql, "bought a new umbrella", at_cosine(0.1, 0, 2), importance=1.0)
+    decay = math.exp(-0.03 * 242)
+    assert decay == pytest.approx(0.0007, abs=5e-5)
+    # decay alone would bury it: 0.95 * 0.0007 < 0.1 * 1.0
+    assert 0.95 * decay < 0.1
+
+    hits = store.recall(USER, Q, 5)
+    assert ids(hits) == [old, fresh]
+    assert hits[0].decay_score == pytest.approx(decay, rel=1e-9)
+    assert hits[0].score == pytest.approx(0.95 * multiplier(decay), abs=1e-6)
+    assert hits[1].score == pytest.approx(0.1 * multiplier(1.0), abs=1e-6)
+
+
+def test_recall_at_a_later_time_decays_scores(store, sql):
+    mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    later = sql.execute("SELECT now() + interval '50 days'").fetchone()[0]
+    (hit,) = store.recall(USER, Q, 5, at=later)
+    assert hit.memory_id == mid
+    assert hit.decay_score == pytest.approx(0.5 * math.exp(-0.5), rel=1e-9)
+
+
+def test_recall_sees_only_its_own_users_memories(store, sql):
+    mine = add(store, sql, "likes green tea", at_cosine(0.5, 0, 1))
+    add(store, sql, "likes green tea", at_cosine(0.99, 0, 2), user=OTHER)
+    assert ids(store.recall(USER, Q, 10)) == [mine]
+
+
+# --- 3. exactness against a brute force ----------------------------------------------------
+
+N_USER = 3000
+N_OTHER = 2000
+EX_USER = "exact-user"
+VOCAB = [
+    "coffee", "tea", "running", "python", "tokyo", "guitar", "berlin", "chess",
+    "dentist", "sister", "birthday", "salad", "cycling", "piano", "garden",
+    "小红", "腾讯", "咖啡", "跑步", "北京", "猫咪", "吉他", "生日", "医生", "妹妹",
+]  # fmt: skip
+COLUMNS = (
+    "user_id, kind, content, embedding, importance, decay_rate, last_access_at,"
+    " tier, valid_until, deleted_at"
+)
+
+
+@pytest.fixture
+def population(sql):
+    """~3000 memories of one user and ~2000 of others, random in every respect
+    recall looks at; returns the user's rows as numpy arrays, read back from
+    the database (so the brute force sees exactly what is stored)."""
+    rng = np.random.default_rng(20240229)
+    n = N_USER + N_OTHER
+    centers = rng.normal(size=(40, DIM))
+    vecs = centers[rng.integers(0, 40, n)] + rng.normal(scale=0.9, size=(n, DIM))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    now = sql.execute("SELECT now()").fetchone()[0]
+    kinds = list(KIND_RATES)
+    with (
+        sql.cursor() as cur,
+        cur.copy(f"COPY pymem.memories ({COLUMNS}) FROM STDIN WITH (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(
+            ["text", "text", "text", "vector", "float8", "float8", "timestamptz", "text",
+             "timestamptz", "timestamptz"]
+        )  # fmt: skip
+        for i in range(n):
+            user = EX_USER if i < N_USER else f"other-{i % 7}"
+            kind = "state" if rng.random() < 0.12 else kinds[rng.integers(0, len(kinds))]
+            words = rng.choice(VOCAB, size=rng.integers(1, 4), replace=False)
+            content = f"{' '.join(words)} note {i}"
+            rate = float(rng.uniform(0, 0.1)) if rng.random() < 0.2 else None
+            if rng.random() < 0.03:
+                last = now + timedelta(days=float(rng.uniform(0, 5)))  # in the future
+            else:
+                last = now - timedelta(days=float(rng.uniform(0, 400)))
+            tier = "cold" if rng.random() < 0.05 else "hot"
+            valid_until = None
+            if kind == "state" or rng.random() < 0.03:
+                valid_until = now + timedelta(days=float(rng.uniform(-3, 20)))
+            deleted = now if rng.random() < 0.02 else None
+            copy.write_row(
+                (user, kind, content, vecs[i], float(rng.uniform(0, 1)), rate, last, tier,
+                 valid_until, deleted)
+            )  # fmt: skip
+    # some consolidated fragments of the user
+    sql.execute(
+        "WITH target AS (SELECT id FROM pymem.memories WHERE user_id = %(u)s"
+        "  ORDER BY id LIMIT 1),"
+        " frags AS (SELECT id FROM pymem.memories WHERE user_id = %(u)s"
+        "  ORDER BY id OFFSET 1 LIMIT 40)"
+        " UPDATE pymem.memories AS m SET consolidated_into = (SELECT id FROM target)"
+        " FROM frags WHERE m.user_id = %(u)s AND m.id = frags.id",
+        {"u": EX_USER},
+    )
+    with sql.cursor(binary=True) as cur:
+        cur.execute(
+            "SELECT m.id, m.embedding, m.importance, coalesce(m.decay_rate, k.decay_rate),"
+            " extract(epoch FROM m.last_access_at)::float8,"
+            " coalesce(extract(epoch FROM m.valid_until)::float8, 'infinity'),"
+            " m.kind = 'state', m.tier = 'hot' AND m.deleted_at IS NULL"
+            "   AND m.consolidated_into IS NULL"
+            " FROM pymem.memories AS m JOIN pymem.kinds AS k ON k.kind = m.kind"
+            " WHERE m.user_id = %s ORDER BY m.id",
+            (EX_USER,),
+        )
+        rows = cur.fetchall()
+    assert len(rows) == N_USER
+    emb = np.stack([np.asarray(r[1].to_numpy(), dtype=np.float64) for r in rows])
+    return {
+        "ids": [r[0] for r in rows],
+        "index": {r[0]: i for i, r in enumerate(rows)},
+        "emb": emb / np.linalg.norm(emb, axis=1, keepdims=True),
+        "importance": np.array([r[2] for r in rows]),
+        "rate": np.array([r[3] for r in rows]),
+        "last": np.array([r[4] for r in rows]),
+        "valid_until": np.array([r[5] for r in rows]),
+        "state": np.array([r[6] for r in rows]),
+        "live": np.array([r[7] for r in rows]),
+        "vecs": vecs,
+        "now": now,
+    }
+
+
+def brute_force(pop, query, at_epoch, lexical=None, weight=0.0) -> dict:
+    """Score of every recallable memory by the documented formula, in float64."""
+    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    sim = pop["emb"] @ (q / np.linalg.norm(q))
+    age_days = np.maximum(at_epoch - pop["last"], 0.0) / 86400.0
+    decay = pop["importance"] * np.exp(-pop["rate"] * age_days)
+    lex = np.zeros(len(sim)) if lexical is None else lexical
+    boost = np.where(pop["state"], STATE_BOOST, 0.0)
+    score = (sim + weight * lex + boost) * (FLOOR + (1 - FLOOR) * decay)
+    ok = pop["live"] & (pop["valid_until"] > at_epoch)
+    return {pop["ids"][i]: float(score[i]) for i in np.flatnonzero(ok)}
+
+
+def assert_same_top(hits, expected: dict, k: int, tol: float = 1e-6) -> None:
+    """The top-k of ``expected``; ids may differ only between equal scores."""
+    best = sorted(expected.items(), key=lambda kv: -kv[1])[:k]
+    assert len(hits) == len(best)
+    got_scores = [h.score for h in hits]
+    assert got_scores == sorted(got_scores, reverse=True), "not ordered by score"
+    for h in hits:
+        assert h.memory_id in expected, f"{h.memory_id} must not be recalled"
+        assert h.score == pytest.approx(expected[h.memory_id], abs=tol), h
+    for h, (_, score) in zip(hits, best, strict=True):
+        assert h.score == pytest.approx(score, abs=tol)
+    kth = best[-1][1]
+    got = {h.memory_id for h in hits}
+    for mid, score in best:
+        if mid not in got:
+            assert abs(score - kth) <= tol, f"missed {mid} with score {score}, k-th {kth}"
+
+
+def queries(pop, rng, n=20):
+    """Near one of the user's memories: odd ones very close, even ones loosely."""
+    out = []
+    for j in range(n):
+        base = pop["vecs"][rng.integers(0, N_USER)].astype(np.float64)
+        scale = 0.3 if j % 2 else 1.5
+        v = base + scale * rng.normal(size=DIM) / math.sqrt(DIM)
+        out.append((v / np.linalg.norm(v)).astype(np.float32))
+    return out
+
+
+def at_for(sql, pop, j):
+    """Every other query looks ahead up to a month, so states expire and decay grows."""
+    at = pop["now"] + timedelta(days=0 if j % 2 == 0 else 1.5 * j)
+    epoch = sql.execute("SELECT extract(epoch FROM %s::timestamptz)::float8", (at,)).fetchone()[0]
+    return at, epoch
+
+
+def test_recall_top10_equals_brute_force(store, sql, population):
+    rng = np.random.default_rng(7)
+    for j, q in enumerate(queries(population, rng)):
+        at, at_epoch = at_for(sql, population, j)
+        hits = store.recall(EX_USER, q, 10, at=at)
+        expected = brute_force(population, q, at_epoch)
+        assert_same_top(hits, expected, 10)
+        for h in hits:
+            assert h.lexical == 0
+            assert h.similarity == pytest.approx(
+                float(population["emb"][population["index"][h.memory_id]]
+                      @ (q.astype(np.float64) / np.linalg.norm(q.astype(np.float64)))),
+                abs=1e-6,
+            )  # fmt: skip
+
+
+def lexical_of_every_row(sql, text: str) -> np.ndarray:
+    rows = sql.execute(
+        "SELECT id, pymem._lexical_match(pymem._query_tokens(%s), content)"
+        " FROM pymem.memories WHERE user_id = %s ORDER BY id",
+        (text, EX_USER),
+    ).fetchall()
+    return np.array([r[1] for r in rows])
+
+
+def test_recall_with_query_text_equals_brute_force(store, sql, population):
+    rng = np.random.default_rng(11)
+    stop_only = "what about the user?"
+    assert sql.execute("SELECT pymem._query_tokens(%s)", (stop_only,)).fetchone()[0] == []
+    for j, q in enumerate(queries(population, rng)):
+        at, at_epoch = at_for(sql, population, j)
+        if j == 19:
+            text = stop_only
+        else:
+            words = rng.choice(VOCAB, size=rng.integers(1, 4), replace=False)
+            text = "where does the user " + " ".join(words)
+        tokens = sql.execute("SELECT pymem._query_tokens(%s)", (text,)).fetchone()[0]
+        weight = LEXICAL_WEIGHT if tokens else 0.0
+        lexical = lexical_of_every_row(sql, text)
+        expected = brute_force(population, q, at_epoch, lexical, weight)
+        for k in (10,) if j % 4 else (10, 1, 50):
+            hits = store.recall(EX_USER, q, k, query_text=text, at=at)
+            assert_same_top(hits, expected, k)
+            for h in hits:
+                assert h.lexical == pytest.approx(
+                    lexical[population["index"][h.memory_id]] if weight else 0.0, abs=1e-12
+                )
+
+
+def test_lexical_can_lift_a_weak_match_past_the_pruning_head(store, sql):
+    """30 memories are more similar than the one that matches every query
+    token, so it is far outside the head the pruning bound is taken from; it
+    must still be found, and a weak match with no tokens must still be cut."""
+    fillers = [
+        add(store, sql, f"reminder number {i}", at_cosine(0.5 + 0.002 * i, 0, 1 + i))
+        for i in range(30)
+    ]
+    target = add(store, sql, "Zanzibar marathon training plan", at_cosine(0.3, 0, 100))
+    add(store, sql, "owns a red bicycle", at_cosine(0.29, 0, 101))
+    plain = store.recall(USER, Q, 3)
+    assert ids(plain) == fillers[::-1][:3]
+    for k in (1, 3, 5):
+        hits = store.recall(USER, Q, k, query_text="zanzibar marathon")
+        assert ids(hits) == [target, *fillers[::-1][: k - 1]], k
+        assert hits[0].lexical == 1.0
+        assert hits[0].score == pytest.approx((0.3 + LEXICAL_WEIGHT) * multiplier(0.5), abs=1e-6)
+
+
+# --- 4. lexical boost, Chinese and English -------------------------------------------------
+
+
+def test_chinese_query_text_lifts_the_memory_that_names_the_person(store, sql):
+    xiaohong = add(store, sql, "用户的朋友小红在腾讯工作", at_cosine(0.8, 0, 1))
+    other = add(store, sql, "用户的同事小明在阿里巴巴上班", at_cosine(0.8, 0, 2))
+    plain = store.recall(USER, Q, 5)
+    assert {h.memory_id for h in plain} == {xiaohong, other}
+    assert plain[0].similarity == pytest.approx(plain[1].similarity, abs=1e-6)
+
+    hits = store.recall(USER, Q, 5, query_text="小红在哪里工作")
+    assert ids(hits) == [xiaohong, other]
+    assert hits[0].lexical > 0
+    assert hits[0].lexical > hits[1].lexical
+    assert hits[0].score > hits[1].score
+
+
+def test_chinese_query_text_beats_a_slightly_closer_vector(store, sql):
+    xiaohong = add(store, sql, "用户的朋友小红在腾讯工作", at_cosine(0.78, 0, 1))
+    other = add(store, sql, "用户的同事小明在阿里巴巴上班", at_cosine(0.82, 0, 2))
+    assert ids(store.recall(USER, Q, 5)) == [other, xiaohong]
+    assert ids(store.recall(USER, Q, 5, query_text="小红在哪里工作")) == [xiaohong, other]
+
+
+def test_english_query_text_lifts_the_memory_that_names_the_person(store, sql):
+    xiaohong = add(store, sql, "User's friend Xiaohong works at Tencent", at_cosine(0.8, 0, 1))
+    other = add(store, sql, "User's colleague Ming is employed by Alibaba", at_cosine(0.8, 0, 2))
+    hits = store.recall(USER, Q, 5, query_text="Where does Xiaohong work?")
+    assert ids(hits) == [xiaohong, other]
+    assert hits[0].lexical > 0
+    assert hits[0].lexical > hits[1].lexical
+
+
+# --- 5. filters and errors -----------------------------------------------------------------
+
+
+def test_kinds_filter_returns_only_those_kinds(store, sql):
+    habit = add(store, sql, "goes running every morning", at_cosine(0.5, 0, 1), "habit")
+    add(store, sql, "likes green tea", at_cosine(0.9, 0, 2), "preference")
+    add(store, sql, "lives in Berlin", at_cosine(0.8, 0, 3), "fact")
+    hits = store.recall(USER, Q, 10, kinds=["habit"])
+    assert ids(hits) == [habit]
+    assert {h.kind for h in hits} == {"habit"}
+    assert {h.kind for h in store.recall(USER, Q, 10, kinds=["habit", "fact"])} == {
+        "habit",
+        "fact",
+    }
+
+
+def test_unknown_kind_is_refused(store, sql):
+    add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    err = refused(sql, UnknownKind, "PM008", lambda: store.recall(USER, Q, 5, kinds=["habbit"]))
+    assert "habbit" in str(err)
+
+
+def test_min_similarity_excludes_low_similarities(store, sql):
+    close = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    mid = add(store, sql, "lives in Berlin", at_cosine(0.6, 0, 2))
+    add(store, sql, "plays chess", at_cosine(0.2, 0, 3))
+    assert ids(store.recall(USER, Q, 10, min_similarity=0.5)) == [close, mid]
+    assert ids(store.recall(USER, Q, 10, min_similarity=0.95)) == []
+
+
+@pytest.mark.parametrize("k", [0, -1, 1001])
+def test_k_out_of_range_is_refused(store, sql, k):
+    refused(sql, InvalidParameter, "PM006", lambda: store.recall(USER, Q, k))
+
+
+def test_k_limits_are_accepted(store, sql):
+    add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    assert len(store.recall(USER, Q, 1)) == 1
+    assert len(store.recall(USER, Q, 1000)) == 1
+
+
+def test_wrong_dimension_is_refused(store, sql):
+    refused(sql, DimensionMismatch, "PM004", lambda: store.recall(USER, unit(0, 511), 5))
+
+
+def test_null_user_is_refused(store, sql):
+    refused(sql, InvalidUserId, "PM001", lambda: store.recall(None, Q, 5))
+
+
+def test_superseded_history_is_never_returned(store, sql):
+    old_vec = at_cosine(0.95, 0, 1)
+    new_vec = at_cosine(0.8, 0, 2)  # cosine with old_vec: 0.76 -> supersede
+    first = store.upsert(USER, "likes green tea", old_vec, topic="drink")
+    second = store.upsert(USER, "enjoys oolong", new_vec, topic="drink")
+    assert second.action == "superseded", second
+    assert second.memory_id == first.memory_id
+    history = sql.execute(
+        "SELECT content FROM pymem.memory_versions WHERE memory_id = %s", (first.memory_id,)
+    ).fetchall()
+    assert ("likes green tea",) in history
+
+    for kwargs in ({}, {"query_text": "green tea"}, {"include_cold": True}):
+        hits = store.recall(USER, old_vec, 10, **kwargs)
+        assert [h.content for h in hits] == ["enjoys oolong"], kwargs
+
+
+def test_consolidated_fragments_and_deleted_rows_are_never_returned(store, sql):
+    # pairwise cosines stay below the supersede threshold: five separate memories
+    frag1 = add(store, sql, "sister lives in Lyon", at_cosine(0.8, 0, 1))
+    frag2 = add(store, sql, "sister is a nurse", at_cosine(0.75, 0, 2))
+    merged = add(store, sql, "sister: nurse in Lyon", at_cosine(0.7, 0, 3))
+    gone = add(store, sql, "owns a red bicycle", at_cosine(0.85, 0, 4))
+    keep = add(store, sql, "plays chess", at_cosine(0.3, 0, 5))
+    sql.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = ANY(%s)",
+        (merged, [frag1, frag2]),
+    )
+    sql.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (gone,))
+    for kwargs in ({}, {"include_cold": True}, {"query_text": "sister bicycle"}):
+        assert ids(store.recall(USER, Q, 10, **kwargs)) == [merged, keep], kwargs
+
+
+def test_expired_states_are_never_returned(store, sql):
+    state = add(store, sql, "is tired today", at_cosine(0.9, 0, 1), "state")
+    habit = add(store, sql, "sleeps eight hours", at_cosine(0.5, 0, 2), "habit")
+    valid_until, now = sql.execute(
+        "SELECT valid_until, now() FROM pymem.memories WHERE id = %s", (state,)
+    ).fetchone()
+    assert valid_until == now + timedelta(days=1)  # the kind's default lifetime
+
+    assert ids(store.recall(USER, Q, 10)) == [state, habit]
+    assert ids(store.recall(USER, Q, 10, at=now + timedelta(hours=23))) == [state, habit]
+    for at in (valid_until, now + timedelta(days=2)):
+        assert ids(store.recall(USER, Q, 10, at=at)) == [habit]
+        assert ids(store.recall(USER, Q, 10, at=at, include_cold=True)) == [habit]
+
+    # a state whose end is already past
+    sql.execute(
+        "UPDATE pymem.memories SET valid_until = now() - interval '1 hour' WHERE id = %s",
+        (state,),
+    )
+    assert ids(store.recall(USER, Q, 10)) == [habit]
+    assert ids(store.recall(USER, Q, 10, kinds=["state"], include_cold=True)) == []
+
+
+def test_cold_memories_only_with_include_cold(store, sql):
+    cold = add(store, sql, "once visited Oslo", at_cosine(0.9, 0, 1), age_days=400)
+    hot = add(store, sql, "lives in Berlin", at_cosine(0.5, 0, 2))
+    result = store.apply_decay(user_id=USER)
+    assert result.cooled == 1
+    assert ids(store.recall(USER, Q, 10)) == [hot]
+    hits = store.recall(USER, Q, 10, include_cold=True)
+    assert set(ids(hits)) == {cold, hot}
+    assert {h.memory_id: h.tier for h in hits} == {cold: "cold", hot: "hot"}
+
+
+# --- 10. temporary states with the real embedder -------------------------------------------
+
+HABIT = "User usually goes to bed at ten"
+STATE = "User worked until 3 a.m. last night"
+QUESTION = "How did the user sleep last night?"
+
+
+@pytest.mark.embed
+def test_state_overrides_habit_while_valid_then_expires(store, sql, embedder):
+    habit_vec, state_vec, question_vec = np.asarray(
+        embedder.encode([HABIT, STATE, QUESTION]), dtype=np.float32
+    )
+    habit = store.upsert(USER, HABIT, habit_vec, "habit")
+    state = store.upsert(USER, STATE, state_vec, "state")
+    # different kinds: the state never dedups or supersedes the habit
+    assert (habit.action, state.action) == ("inserted", "inserted")
+    assert habit.memory_id != state.memory_id
+    rows = sql.execute(
+        "SELECT kind, content FROM pymem.memories WHERE user_id = %s ORDER BY kind", (USER,)
+    ).fetchall()
+    assert rows == [("habit", HABIT), ("state", STATE)]
+
+    hits = store.recall(USER, question_vec, 5, query_text=QUESTION)
+    assert [h.content for h in hits] == [STATE, HABIT]
+    assert hits[0].valid_until is not None
+
+    later = sql.execute("SELECT now() + interval '2 days'").fetchone()[0]
+    hits = store.recall(USER, question_vec, 5, query_text=QUESTION, at=later)
+    assert [h.content for h in hits] == [HABIT]
+
+    # the habit is untouched by the state
+    assert sql.execute(
+        "SELECT content, version, valid_until FROM pymem.memories WHERE id = %s",
+        (habit.memory_id,),
+    ).fetchone() == (HABIT, 1, None)
