@@ -109,7 +109,11 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def cmd_decay(args: argparse.Namespace) -> int:
     store = _store(args)
     with store:
-        result = store.apply_decay(cold_below=args.cold_below, user_id=args.user)
+        if args.user:
+            result = store.apply_decay(cold_below=args.cold_below, user_id=args.user)
+        else:
+            # commits after each batch: no lock outlives a batch on a big table
+            result = store.run_decay(cold_below=args.cold_below)
     print(
         f"scanned {result.scanned}, moved to cold {result.cooled}, "
         f"already cold {result.cold_total - result.cooled}"

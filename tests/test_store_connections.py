@@ -1,0 +1,37 @@
+"""MemoryStore over a pool, and inside the caller's own transaction."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from pymem import MemoryStore, configure_connection
+from tests.conftest import unit
+
+
+def test_store_over_a_connection_pool(fresh_dsn):
+    with ConnectionPool(
+        fresh_dsn,
+        min_size=1,
+        max_size=2,
+        configure=configure_connection,
+        kwargs={"autocommit": True},
+        open=True,
+    ) as pool:
+        store = MemoryStore(pool)
+        first = store.upsert("ann", "Ann plays chess", unit(0))
+        again = store.upsert("ann", "Ann plays chess.", unit(0))
+        assert (first.action, again.action) == ("inserted", "duplicate")
+        assert [h.memory_id for h in store.recall("ann", unit(0), 1)] == [first.memory_id]
+
+
+def test_store_joins_the_callers_transaction(fresh_dsn):
+    with psycopg.connect(fresh_dsn) as conn:
+        store = MemoryStore(conn)
+        store.upsert("ann", "Ann plays go", unit(1))
+        conn.rollback()  # the app's transaction decides
+        assert store.recall("ann", unit(1), 5) == []
+        store.upsert("ann", "Ann plays go", unit(1))
+        conn.commit()
+    with MemoryStore(fresh_dsn) as other:
+        assert [h.content for h in other.recall("ann", unit(1), 5)] == ["Ann plays go"]
