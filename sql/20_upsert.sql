@@ -87,12 +87,12 @@ DECLARE
     v_supersede double precision := coalesce(supersede_threshold, cfg.supersede_threshold);
     v_fingerprint uuid;
     v_canonical_fingerprint uuid;
-    v_normalized text;
     v_markers text [];
     v_valid_until timestamptz := valid_until;
     v_target uuid;
     v_candidate record;
     v_same_markers boolean;
+    v_near_text boolean;
     v_same_topic boolean;
     v_dup_id uuid;
     v_dup_sim double precision;
@@ -116,7 +116,6 @@ BEGIN
         v_valid_until := now() + v_kind.default_lifetime;
     END IF;
 
-    v_normalized := pymem._normalize(content);
     v_fingerprint := pymem._fingerprint(content);
     v_canonical_fingerprint := pymem._fingerprint(canonical);
 
@@ -148,7 +147,6 @@ BEGIN
         -- 2. Exact nearest neighbours among the live memories of this user
         -- and kind (btree on user_id: no ANN misses). Only the closest
         -- candidates get the lexical and marker checks.
-        v_markers := pymem._fact_markers(content);
         FOR v_candidate IN
             SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> _upsert.embedding) AS sim
             FROM pymem.memories AS m
@@ -163,14 +161,19 @@ BEGIN
             CONTINUE WHEN v_candidate.topic IS NOT NULL AND topic IS NOT NULL
                 AND v_candidate.topic <> topic;
             v_same_topic := v_candidate.topic = topic;
+            -- pg_trgm ignores case and punctuation itself
+            v_near_text := similarity(content, v_candidate.content) >= cfg.trigram_threshold;
+            -- the regex work below only for candidates that could decide
+            CONTINUE WHEN NOT v_near_text
+                AND v_candidate.sim < v_supersede
+                AND NOT (v_same_topic AND v_candidate.sim >= cfg.topic_supersede_threshold);
+            v_markers := coalesce(v_markers, pymem._fact_markers(content));
             v_same_markers := pymem._fact_markers(v_candidate.content) = v_markers;
             -- Under one topic, a close but differently worded statement is
             -- the slot's new value: it supersedes (the old text is kept in
             -- memory_versions) instead of being dropped as a duplicate.
             IF v_dup_id IS NULL AND v_same_markers AND (
-                (v_candidate.sim >= v_dedup AND v_same_topic IS NOT TRUE)
-                OR similarity(v_normalized, pymem._normalize(v_candidate.content))
-                >= cfg.trigram_threshold
+                (v_candidate.sim >= v_dedup AND v_same_topic IS NOT TRUE) OR v_near_text
             ) THEN
                 v_dup_id := v_candidate.id;
                 v_dup_sim := v_candidate.sim;
