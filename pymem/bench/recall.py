@@ -1,0 +1,584 @@
+"""``pymem bench recall``: ranked recall and decay on a big table.
+
+A table of 1M memories (``--quick``: 30k, users of 1k and 5k): about 10k users
+of 100 memories, one user with 1k and one with 10k memories whose rows arrive
+interleaved with everyone else's (as they would in production), and a copy of
+each of those two users whose rows sit together (as after CLUSTER), to show
+what locality is worth. Kinds, importance, per-memory decay rates (half NULL:
+the kind's rate) and last accesses over the past year are random; about half
+of the rows are due to go cold 300 days from now. The measured users' memories
+are pinned: decay never rewrites (and so never moves) their rows, and their
+layout stays the same from run to run.
+
+Measured: p50/p95 of ``pymem.recall(user, q, 10)`` per client round trip, with
+and without ``query_text``; ``pymem.apply_decay`` and ``CALL pymem.run_decay``
+over the whole table. Checked: recall's top 10 against a brute-force ranking
+of the user's rows read by a sequential scan, with the documented formula; the
+rows each decay run cooled against the rows due by the same formula.
+
+The loaded database ``pymem_bench_recall`` is kept and reused by the next run
+when it holds the same generated data (``public.bench_meta``): loading 1M rows
+is most of the cost of a run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from pymem.bench.common import (
+    MemoryRows,
+    Out,
+    TextGen,
+    Timing,
+    at_cosine,
+    bench_database,
+    connect,
+    copy_memories,
+    database_exists,
+    elapsed,
+    machine_lines,
+    recreate_database,
+    rotated,
+    seqscan_only,
+    timestamps_us,
+    unit_vectors,
+    vacuum_analyze,
+    verdict,
+)
+
+DATABASE = "pymem_bench_recall"
+FORMAT_VERSION = 2  # bump when the generated data changes
+KINDS = ("fact", "preference", "habit", "goal", "profile", "event", "inference")
+SLOW_DECAY = 0.001  # the per-memory rate of the rows that do not go cold
+DECAY_AHEAD = "300 days"
+K = 10
+
+
+@dataclass(frozen=True)
+class RecallSizes:
+    table_rows: int
+    users: tuple[int, ...]  # memories of each measured user
+    queries: int  # measured per user and variant
+    warmup: int
+    exact_queries: int  # per user, with and without query_text
+    filler_memories: int = 100
+    seed: int = 20_240_602
+
+
+FULL = RecallSizes(
+    table_rows=1_000_000, users=(1_000, 10_000), queries=200, warmup=20, exact_queries=20
+)
+QUICK = RecallSizes(table_rows=30_000, users=(1_000, 5_000), queries=30, warmup=3, exact_queries=4)
+
+RECALL = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s)"
+RECALL_TEXT = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s, query_text => %s)"
+RECALL_AT = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s, query_text => %s, at => %s)"
+# The documented ranking, over every live hot row of the user (no pruning):
+#   relevance = similarity + lexical_weight * lexical + state boost
+#   score     = relevance * (floor + (1 - floor) * decay_score)
+BRUTE_FORCE = """
+WITH p AS (
+    SELECT
+        pymem._query_tokens(%(text)s) AS tokens, st.recall_decay_floor AS floor,
+        st.recall_lexical_weight AS weight, st.recall_state_boost AS boost
+    FROM pymem.settings AS st
+)
+SELECT s.id,
+    (
+        (1 - (s.embedding <=> %(q)b))
+        + CASE WHEN cardinality(p.tokens) > 0 THEN p.weight ELSE 0 END
+        * CASE WHEN cardinality(p.tokens) > 0 THEN pymem._lexical_match(p.tokens, s.content)
+            ELSE 0 END
+        + CASE WHEN s.kind = 'state' THEN p.boost ELSE 0 END
+    ) * (
+        p.floor + (1 - p.floor) * pymem.decay_score(
+            s.importance, coalesce(s.decay_rate, k.decay_rate), s.last_access_at, %(at)s
+        )
+    ) AS score
+FROM bench_recall_snap AS s
+INNER JOIN pymem.kinds AS k ON k.kind = s.kind
+CROSS JOIN p
+WHERE s.user_id = %(u)s AND s.consolidated_into IS NULL AND s.deleted_at IS NULL
+    AND s.tier = 'hot' AND (s.valid_until IS NULL OR s.valid_until > %(at)s)
+ORDER BY score DESC, s.id
+LIMIT %(k)s
+"""
+DUE = """
+SELECT
+    count(*) FILTER (WHERE (NOT m.pinned AND (m.valid_until <= %(at)s OR pymem.decay_score(
+        m.importance, coalesce(m.decay_rate, k.decay_rate), m.last_access_at, %(at)s
+    ) < 0.05)) IS TRUE),
+    count(*)
+FROM pymem.memories AS m
+INNER JOIN pymem.kinds AS k ON k.kind = m.kind
+WHERE m.tier = 'hot'
+"""
+UPDATE_STATS = (
+    "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
+    " WHERE relid = 'pymem.memories'::regclass"
+)
+
+
+def expected_rows(sizes: RecallSizes) -> int:
+    return max(sizes.table_rows, 2 * sum(sizes.users))
+
+
+def user_ids(n: int) -> tuple[str, str]:
+    """(arrival order, contiguous) ids of the measured user with ``n`` memories."""
+    return f"r{n}-arrival", f"r{n}-contiguous"
+
+
+@dataclass
+class Memories:
+    """Generated memories, shared by a measured user and its contiguous copy."""
+
+    texts: list[str]
+    vectors: np.ndarray
+    kinds: list[str]
+    importance: np.ndarray
+    decay_rate: np.ndarray
+    last_days: np.ndarray
+    created_days: np.ndarray
+    pinned: bool = False
+
+    def rows(self, owner: list[str], idx: np.ndarray, now: datetime) -> MemoryRows:
+        return MemoryRows(
+            user_id=owner,
+            kind=[self.kinds[i] for i in idx],
+            content=[self.texts[i] for i in idx],
+            embedding=self.vectors[idx],
+            importance=self.importance[idx],
+            decay_rate=self.decay_rate[idx],
+            last_access_us=timestamps_us(now, self.last_days[idx]),
+            created_us=timestamps_us(now, self.created_days[idx]),
+            pinned=np.full(len(idx), self.pinned),
+        )
+
+
+def generate(
+    rng: np.random.Generator, texts: TextGen, n: int, dim: int, *, unique: bool, pinned: bool
+) -> Memories:
+    last = rng.uniform(0, 365, n)
+    return Memories(
+        texts=texts.facts(n, unique=unique),
+        vectors=unit_vectors(rng, n, dim),
+        kinds=[KINDS[i] for i in rng.integers(0, len(KINDS), n)],
+        importance=rng.uniform(0.2, 1.0, n),
+        decay_rate=np.where(rng.random(n) < 0.5, np.nan, SLOW_DECAY),
+        last_days=last,
+        created_days=last + rng.uniform(0, 30, n),
+        pinned=pinned,
+    )
+
+
+def spec(sizes: RecallSizes, dim: int) -> dict[str, Any]:
+    """What the loaded data depends on, as stored in bench_meta (JSON: tuples become lists)."""
+    return json.loads(json.dumps({"format": FORMAT_VERSION, "dim": dim, **asdict(sizes)}))
+
+
+def load(
+    conn: psycopg.Connection,
+    sizes: RecallSizes,
+    measured: dict[int, Memories],
+    rng: np.random.Generator,
+    texts: TextGen,
+    dim: int,
+) -> int:
+    """Filler and measured users interleaved in random order, then the contiguous copies."""
+    now = datetime.now(timezone.utc)
+    sizes_list = list(sizes.users)
+    owners = [user_ids(n)[0] for n in sizes_list]
+    offsets = np.cumsum([0, *sizes_list])
+    n_measured = int(offsets[-1])
+    n_filler = max(0, sizes.table_rows - 2 * n_measured)
+    n_filler_users = -(-n_filler // sizes.filler_memories)
+    filler_owner = rng.permutation(np.arange(n_filler) % max(1, n_filler_users))
+    # -1: a filler row; otherwise the index of a measured memory
+    slots = np.concatenate([np.arange(n_measured), np.full(n_filler, -1)])
+    rng.shuffle(slots)
+    chunk = 20_000
+
+    def chunks():
+        filler_done = 0
+        for start in range(0, len(slots), chunk):
+            part = slots[start : start + chunk]
+            n = len(part)
+            fill = generate(rng, texts, n, dim, unique=False, pinned=False)
+            rows = fill.rows(["" for _ in range(n)], np.arange(n), now)
+            for pos, slot in enumerate(part.tolist()):
+                if slot < 0:
+                    rows.user_id[pos] = f"f{filler_owner[filler_done]}"
+                    filler_done += 1
+                    continue
+                u = int(np.searchsorted(offsets, slot, side="right") - 1)
+                i = slot - int(offsets[u])
+                m = measured[sizes_list[u]]
+                rows.user_id[pos] = owners[u]
+                rows.kind[pos] = m.kinds[i]
+                rows.content[pos] = m.texts[i]
+                rows.embedding[pos] = m.vectors[i]
+                rows.importance[pos] = m.importance[i]
+                rows.decay_rate[pos] = m.decay_rate[i]
+                rows.last_access_us[pos] = timestamps_us(now, m.last_days[i : i + 1])[0]
+                rows.created_us[pos] = timestamps_us(now, m.created_days[i : i + 1])[0]
+                rows.pinned[pos] = m.pinned
+            yield rows
+        for n in sizes_list:
+            contiguous = user_ids(n)[1]
+            yield measured[n].rows([contiguous] * n, np.arange(n), now)
+
+    return copy_memories(conn, chunks())
+
+
+def prepare(dsn: str, sizes: RecallSizes, out: Out, *, reuse: bool) -> dict[int, Memories]:
+    """The generated data; loaded into ``dsn`` unless it already holds it (``reuse``)."""
+    rng = np.random.default_rng(sizes.seed)
+    with connect(dsn) as conn:
+        dim = conn.execute("SELECT embedding_dimensions FROM pymem.settings").fetchone()[0]
+        texts = TextGen(rng)
+        measured = {n: generate(rng, texts, n, dim, unique=True, pinned=True) for n in sizes.users}
+        want = spec(sizes, dim)
+        have = None
+        if reuse and conn.execute("SELECT to_regclass('public.bench_meta')").fetchone()[0]:
+            have = conn.execute("SELECT spec, loaded_at FROM public.bench_meta").fetchone()
+        if have is not None and have[0] == want:
+            rows = conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+            if rows == expected_rows(sizes):
+                out(
+                    f"setup: reused the database loaded at {have[1]:%Y-%m-%d %H:%M} UTC "
+                    f"({rows:,} rows, same generated data); no new load"
+                )
+                restored = conn.execute(
+                    "UPDATE pymem.memories SET tier = 'hot' WHERE tier = 'cold'"
+                ).rowcount
+                if restored:
+                    out(f"  {restored:,} rows left cold by an interrupted run made hot again")
+                    conn.execute("VACUUM ANALYZE pymem.memories")
+                return measured
+        conn.execute("DROP TABLE IF EXISTS public.bench_meta")
+        conn.execute("TRUNCATE pymem.memories, pymem.memory_versions")
+        t0 = time.perf_counter()
+        loaded = load(conn, sizes, measured, rng, texts, dim)
+        out(f"setup: loaded {loaded:,} rows by COPY: {elapsed(t0)}")
+        vacuum_analyze(conn, out)
+        # Decay runs move rows (non-HOT updates go elsewhere); every measured run
+        # should start from a table that has been through such a cycle already.
+        t0 = time.perf_counter()
+        conn.execute(f"SELECT * FROM pymem.apply_decay(at => now() + interval '{DECAY_AHEAD}')")
+        conn.execute("UPDATE pymem.memories SET tier = 'hot' WHERE tier = 'cold'")
+        conn.execute("VACUUM ANALYZE pymem.memories")
+        out(
+            "  one apply_decay + make-hot-again + VACUUM cycle, so that measured decay runs "
+            f"start from a table that has been through one: {elapsed(t0)}"
+        )
+        conn.execute("CREATE TABLE public.bench_meta (spec jsonb, loaded_at timestamptz)")
+        conn.execute("INSERT INTO public.bench_meta VALUES (%s, now())", (json.dumps(want),))
+    return measured
+
+
+@dataclass
+class Query:
+    vector: np.ndarray
+    text: str
+
+
+def make_queries(rng: np.random.Generator, texts: TextGen, m: Memories, n: int) -> list[Query]:
+    """Half near one of the user's memories, half anywhere; text from a memory's words."""
+    out = []
+    for _ in range(n):
+        i = int(rng.integers(0, len(m.texts)))
+        if rng.random() < 0.5:
+            vector = at_cosine(rng, m.vectors[i], rng.uniform(0.5, 0.9))
+        else:
+            vector = unit_vectors(rng, 1, m.vectors.shape[1])[0]
+        words = m.texts[i].split(" ")[1:]
+        picked = [words[j] for j in rng.choice(len(words), 3, replace=False)]
+        picked.append(texts.vocabulary[int(rng.integers(0, len(texts.vocabulary)))])
+        out.append(Query(vector, "what about " + " ".join(picked)))
+    return out
+
+
+def measure_recall(
+    dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]
+) -> dict[tuple[str, bool], Timing]:
+    """Every (user, with query_text) variant, one query each in turn."""
+    variants = [
+        (user, n, with_text)
+        for n in sizes.users
+        for user in user_ids(n)
+        for with_text in (False, True)
+    ]
+    timings = {(user, with_text): Timing([]) for user, _, with_text in variants}
+    with connect(dsn) as conn:
+        cur = conn.cursor()
+        for i in range(sizes.warmup + sizes.queries):
+            for user, n, with_text in rotated(variants, i):
+                q = queries[n][i]
+                t0 = time.perf_counter()
+                if with_text:
+                    cur.execute(RECALL_TEXT, (user, q.vector, K, q.text))
+                else:
+                    cur.execute(RECALL, (user, q.vector, K))
+                cur.fetchall()
+                if i >= sizes.warmup:
+                    timings[(user, with_text)].seconds.append(time.perf_counter() - t0)
+    return timings
+
+
+def measure_alone(
+    dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]
+) -> dict[str, Timing]:
+    """Each user on its own (no query_text): its pages stay in shared_buffers."""
+    timings = {}
+    with connect(dsn) as conn:
+        cur = conn.cursor()
+        for n in sizes.users:
+            for user in user_ids(n):
+                timing = timings[user] = Timing([])
+                for i in range(sizes.warmup + sizes.queries):
+                    q = queries[n][i]
+                    t0 = time.perf_counter()
+                    cur.execute(RECALL, (user, q.vector, K))
+                    cur.fetchall()
+                    if i >= sizes.warmup:
+                        timing.seconds.append(time.perf_counter() - t0)
+    return timings
+
+
+def check_exact(dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]) -> dict[str, Any]:
+    """recall's top 10 vs a brute-force ranking of the user's rows read by a seq scan."""
+    users = [u for n in sizes.users for u in user_ids(n)]
+    with connect(dsn) as conn:
+        conn.execute("SET temp_buffers = '256MB'")
+        conn.execute("CREATE TEMP TABLE bench_recall_snap (LIKE pymem.memories INCLUDING STORAGE)")
+        with seqscan_only(conn):
+            insert = (
+                "INSERT INTO bench_recall_snap SELECT * FROM pymem.memories WHERE user_id = ANY(%s)"
+            )
+            plan = "\n".join(
+                r[0] for r in conn.execute(f"EXPLAIN (COSTS OFF) {insert}", (users,)).fetchall()
+            )
+            conn.execute(insert, (users,))
+        seq = "Seq Scan" in plan and "Index" not in plan
+        conn.execute("ANALYZE bench_recall_snap")
+        at = conn.execute("SELECT now()").fetchone()[0]
+        checked = same = 0
+        max_diff = 0.0
+        examples = []
+        for n in sizes.users:
+            for user in user_ids(n):
+                for q in queries[n][: sizes.exact_queries]:
+                    for text in (None, q.text):
+                        got = conn.execute(RECALL_AT, (user, q.vector, K, text, at)).fetchall()
+                        want = conn.execute(
+                            BRUTE_FORCE, {"text": text, "q": q.vector, "at": at, "u": user, "k": K}
+                        ).fetchall()
+                        ok = [r[0] for r in got] == [r[0] for r in want]
+                        if ok:
+                            diff = max(
+                                (abs(a[1] - b[1]) for a, b in zip(got, want, strict=True)),
+                                default=0,
+                            )
+                            max_diff = max(max_diff, diff)
+                            ok = diff <= 1e-12
+                        checked += 1
+                        same += ok
+                        if not ok and len(examples) < 3:
+                            examples.append((user, text, got[:3], want[:3]))
+        conn.execute("DROP TABLE bench_recall_snap")
+    return {
+        "ok": seq and same == checked,
+        "checked": checked,
+        "same": same,
+        "max_diff": max_diff,
+        "seq_scan": seq,
+        "examples": examples,
+    }
+
+
+def _update_stats(conn: psycopg.Connection) -> tuple[int, int]:
+    conn.execute("SELECT pg_stat_force_next_flush()")
+    return conn.execute(UPDATE_STATS).fetchone()
+
+
+def _restore_hot(conn: psycopg.Connection, out: Out) -> None:
+    t0 = time.perf_counter()
+    n = conn.execute("UPDATE pymem.memories SET tier = 'hot' WHERE tier = 'cold'").rowcount
+    t1 = time.perf_counter()
+    conn.execute("VACUUM pymem.memories")
+    out(
+        f"   (setup, not measured: {n:,} rows made hot again in {t1 - t0:.1f} s, "
+        f"VACUUM {time.perf_counter() - t1:.1f} s)"
+    )
+
+
+def measure_decay(dsn: str, out: Out) -> dict[str, Any]:
+    """apply_decay, then run_decay, on the same table state; checked against the formula."""
+    results: dict[str, Any] = {}
+    with connect(dsn) as conn:
+        at = conn.execute(f"SELECT now() + interval '{DECAY_AHEAD}'").fetchone()[0]
+        due, hot = conn.execute(DUE, {"at": at}).fetchone()
+        results["due"], results["hot"] = due, hot
+        out(
+            f"   rows due at now() + {DECAY_AHEAD} by the formula (seq scan): {due:,} of "
+            f"{hot:,} hot rows ({due / hot:.0%})"
+        )
+        for name, call in (
+            ("apply_decay", "SELECT scanned, cooled, cold_total FROM pymem.apply_decay(at => %s)"),
+            ("run_decay", "CALL pymem.run_decay(at => %s)"),
+        ):
+            before = _update_stats(conn)
+            t0 = time.perf_counter()
+            scanned, cooled, cold_total = conn.execute(call, (at,)).fetchone()
+            seconds = time.perf_counter() - t0
+            after = _update_stats(conn)
+            updates, hot_updates = after[0] - before[0], after[1] - before[1]
+            per_million = seconds * 1_000_000 / scanned if scanned else float("nan")
+            results[name] = {
+                "seconds": seconds,
+                "scanned": scanned,
+                "cooled": cooled,
+                "exact": cooled == due and cold_total == due,
+                "per_million": per_million,
+            }
+            out(
+                f"   {name}: {seconds:.1f} s, scanned {scanned:,} ({scanned / seconds:,.0f} "
+                f"rows/s), cooled {cooled:,} ({cooled / seconds:,.0f} rows/s); "
+                f"{hot_updates:,} of {updates:,} updates HOT; cooled = rows due: "
+                f"{results[name]['exact']}; {per_million:.1f} s per 1M rows"
+            )
+            _restore_hot(conn, out)
+    return results
+
+
+def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = False) -> dict:
+    """The benchmark on the migrated database ``dsn``; returns the results."""
+    started = time.perf_counter()
+    with connect(dsn) as conn:
+        for line in machine_lines(conn):
+            out(line)
+    if sizes.table_rows < 1_000_000:
+        out(f"NOTE: a table of {sizes.table_rows:,} rows, not 1,000,000 (quick run or scaled down)")
+    measured = prepare(dsn, sizes, out, reuse=reuse)
+    with connect(dsn) as conn:
+        table_rows = conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+        size = conn.execute(
+            "SELECT pg_size_pretty(pg_table_size('pymem.memories')),"
+            " pg_size_pretty(pg_indexes_size('pymem.memories'))"
+        ).fetchone()
+        blocks = conn.execute(
+            "SELECT user_id, count(*), count(DISTINCT (ctid::text::point)[0]) FROM pymem.memories"
+            " WHERE user_id = ANY(%s) GROUP BY user_id ORDER BY 2, 1",
+            ([u for n in sizes.users for u in user_ids(n)],),
+        ).fetchall()
+    out(f"table: {table_rows:,} rows, heap {size[0]}, indexes {size[1]}")
+    qrng = np.random.default_rng(sizes.seed + 1)
+    texts = TextGen(np.random.default_rng(sizes.seed))
+    queries = {
+        n: make_queries(qrng, texts, measured[n], sizes.warmup + sizes.queries) for n in sizes.users
+    }
+    timings = measure_recall(dsn, sizes, queries)
+    alone = measure_alone(dsn, sizes, queries)
+    pages = {user: (rows, nblocks) for user, rows, nblocks in blocks}
+    total_pages = sum(nblocks for _, nblocks in pages.values())
+    out("")
+    out(
+        f"-- pymem.recall(user, q, {K}), client round trip, autocommit; {sizes.queries} queries "
+        f"per row after {sizes.warmup} warm-up"
+    )
+    out(
+        "   interleaved: one query per row in turn, the users' pages compete for "
+        f"shared_buffers ({total_pages:,} pages = {total_pages * 8 / 1024:,.0f} MB together); "
+        "alone: one user at a time, its pages stay cached"
+    )
+    out(
+        f"   {'user':<22}{'memories':>9}{'heap pages':>11}  {'query_text':<11}"
+        f"{'p50 ms':>8}{'p95 ms':>8}{'p50 alone':>11}{'p95 alone':>11}"
+    )
+    for n in sizes.users:
+        for user in user_ids(n):
+            for with_text in (False, True):
+                tm = timings[(user, with_text)]
+                rows, nblocks = pages.get(user, (0, 0))
+                solo = (
+                    f"{alone[user].median_ms:>11.2f}{alone[user].p95_ms:>11.2f}"
+                    if not with_text
+                    else f"{'-':>11}{'-':>11}"
+                )
+                out(
+                    f"   {user:<22}{rows:>9,}{nblocks:>11,}  {'yes' if with_text else 'no':<11}"
+                    f"{tm.median_ms:>8.2f}{tm.p95_ms:>8.2f}{solo}"
+                )
+    exact = check_exact(dsn, sizes, queries)
+    out(
+        f"   exact: recall's top {K} = brute-force ranking of a seq scan of the user's rows "
+        f"(documented formula): {exact['ok']} ({exact['same']}/{exact['checked']} queries, "
+        f"with and without query_text; max |score diff| {exact['max_diff']:.1e})"
+    )
+    for example in exact["examples"]:
+        out(f"   MISMATCH {example}")
+
+    out("")
+    out(f"-- decay over the whole table ({table_rows:,} rows), at => now() + {DECAY_AHEAD}")
+    decay = measure_decay(dsn, out)
+
+    targets = []
+    limits = {1_000: 2.0, 10_000: 5.0}
+    for n in sizes.users:
+        if n in limits:
+            p50 = timings[(user_ids(n)[0], False)].median_ms
+            solo = alone[user_ids(n)[0]].median_ms
+            targets.append(
+                (
+                    f"recall p50 <= {limits[n]:g} ms at {n:,} memories "
+                    f"(arrival order, interleaved; alone {solo:.2f} ms)",
+                    p50 <= limits[n],
+                    f"{p50:.2f} ms",
+                )
+            )
+    per_million = decay["apply_decay"]["per_million"]
+    scaled = "" if table_rows >= 1_000_000 else " (scaled from this table)"
+    targets.append(
+        (f"apply_decay over 1M rows < 30 s{scaled}", per_million < 30, f"{per_million:.1f} s")
+    )
+    out("")
+    out("targets:")
+    for name, ok, value in targets:
+        out(f"   {name:<78} {value:>10}   {verdict(ok)}")
+    all_exact = exact["ok"] and decay["apply_decay"]["exact"] and decay["run_decay"]["exact"]
+    out(f"exactness checks all True: {all_exact}")
+    out(f"total time {elapsed(started)}")
+    return {
+        "table_rows": table_rows,
+        "timings": timings,
+        "alone": alone,
+        "exact": exact,
+        "decay": decay,
+        "targets": targets,
+        "all_exact": all_exact,
+    }
+
+
+def main(dsn: str | None = None, quick: bool = False) -> int:
+    """``pymem bench recall [--quick]``: in ``pymem_bench_recall``, kept for the next run."""
+    from pymem.migrate import migrate
+
+    name = DATABASE + ("_quick" if quick else "")
+    admin, bench = bench_database(dsn, name)
+    exists = database_exists(admin, name)
+    print(
+        f"pymem bench recall{' --quick' if quick else ''}: database {name} "
+        f"({'kept from an earlier run, reused if it holds the same data' if exists else 'new'})"
+    )
+    if not exists:
+        recreate_database(admin, name)
+    migrate(bench)
+    results = run(bench, QUICK if quick else FULL, reuse=exists)
+    return 0 if results["all_exact"] else 1
