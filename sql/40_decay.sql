@@ -3,41 +3,8 @@
 -- touched or mentioned again. Pinned memories never go cold; expired
 -- temporary states always do.
 
--- The hot memories of one slice of the table, heap blocks
--- [from_block, to_block) (a TID range scan), or of one user (the btree),
--- each with whether it is due to go cold.
-CREATE OR REPLACE FUNCTION pymem._decay_candidates(
-    at timestamptz,
-    cold_below double precision,
-    user_id text,
-    from_block bigint,
-    to_block bigint
-)
-RETURNS TABLE (owner_id text, memory_id uuid, due boolean)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
-AS $$
-#variable_conflict use_column
-BEGIN
-    IF _decay_candidates.user_id IS NULL THEN
-        RETURN QUERY
-        SELECT m.user_id, m.id, pymem._decay_due(m, kd.decay_rate, at, cold_below)
-        FROM pymem.memories AS m
-        INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
-        WHERE m.ctid >= format('(%s,0)', from_block)::tid
-            AND m.ctid < format('(%s,0)', to_block)::tid
-            AND m.tier = 'hot';
-    ELSE
-        RETURN QUERY
-        SELECT m.user_id, m.id, pymem._decay_due(m, kd.decay_rate, at, cold_below)
-        FROM pymem.memories AS m
-        INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
-        WHERE m.user_id = _decay_candidates.user_id
-            AND m.tier = 'hot';
-    END IF;
-END;
-$$;
-
+-- Whether a memory is due to go cold at `at`. Inlinable (no SET clause;
+-- it runs with the search_path of the pinned function calling it).
 CREATE OR REPLACE FUNCTION pymem._decay_due(
     m pymem.memories,
     kind_decay_rate double precision,
@@ -46,7 +13,6 @@ CREATE OR REPLACE FUNCTION pymem._decay_due(
 )
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
 RETURN NOT m.pinned AND (
     m.valid_until <= at
     OR pymem.decay_score(
@@ -54,9 +20,13 @@ RETURN NOT m.pinned AND (
     ) < cold_below
 ) IS TRUE;
 
--- One batch. Rows locked by a writer are skipped, never waited for: a
--- writer touching a memory is about to revive it anyway. Only tier
--- changes, which no index covers, so the updates are HOT.
+-- One batch: the hot memories in heap blocks [from_block, to_block) (a
+-- TID range scan) or, with user_id, that user's (the btree). Rows locked
+-- by a writer are skipped, never waited for: a writer touching a memory
+-- is about to revive it anyway; rows a writer changed meanwhile are
+-- re-checked on their newest version. Rows are locked and updated by
+-- ctid (no second index lookup). Only tier changes, which no index
+-- covers, so the updates are HOT.
 CREATE OR REPLACE FUNCTION pymem._decay_batch(
     at timestamptz,
     cold_below double precision,
@@ -69,30 +39,41 @@ CREATE OR REPLACE FUNCTION pymem._decay_batch(
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
-#variable_conflict use_column
 BEGIN
-    WITH slice AS MATERIALIZED (
-        SELECT c.owner_id AS user_id, c.memory_id AS id, c.due
-        FROM pymem._decay_candidates(at, cold_below, user_id, from_block, to_block) AS c
-    ),
-    locked AS (
-        SELECT m.user_id, m.id
-        FROM pymem.memories AS m
-        INNER JOIN slice AS s ON s.user_id = m.user_id AND s.id = m.id
-        INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
-        -- re-checked on the newest row version if a writer committed a touch
-        WHERE s.due AND m.tier = 'hot' AND pymem._decay_due(m, kd.decay_rate, at, cold_below)
-        FOR UPDATE OF m SKIP LOCKED
-    ),
-    moved AS (
-        UPDATE pymem.memories AS m
-        SET tier = 'cold'
-        FROM locked AS l
-        WHERE m.user_id = l.user_id AND m.id = l.id
-        RETURNING 1
+    EXECUTE format(
+        $query$
+        WITH slice AS MATERIALIZED (
+            SELECT m.ctid AS tid, pymem._decay_due(m, kd.decay_rate, $1, $2) AS due
+            FROM pymem.memories AS m
+            INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
+            WHERE m.tier = 'hot' AND %s
+        ),
+        locked AS (
+            SELECT m.ctid AS tid
+            FROM pymem.memories AS m
+            INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
+            WHERE m.ctid = ANY(ARRAY(SELECT s.tid FROM slice AS s WHERE s.due))
+                AND m.tier = 'hot'
+                AND pymem._decay_due(m, kd.decay_rate, $1, $2)
+            FOR UPDATE OF m SKIP LOCKED
+        ),
+        moved AS (
+            UPDATE pymem.memories AS m
+            SET tier = 'cold'
+            FROM locked AS l
+            WHERE m.ctid = l.tid
+            RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM slice), (SELECT count(*) FROM moved)
+        $query$,
+        CASE
+            WHEN _decay_batch.user_id IS NULL THEN 'm.ctid >= $3 AND m.ctid < $4'
+            ELSE 'm.user_id = $5'
+        END
     )
-    SELECT (SELECT count(*) FROM slice), (SELECT count(*) FROM moved)
-    INTO scanned, cooled;
+    INTO scanned, cooled
+    USING at, cold_below, format('(%s,0)', from_block)::tid,
+        format('(%s,0)', to_block)::tid, user_id;
 END;
 $$;
 
