@@ -348,7 +348,7 @@ EXPECTED = f"""
 SELECT
     o.op_no, o.action, o.memory_id, o.similarity, o.matched_id,
     fp.id, fp.sim, nn.id, nn.sim,
-    similarity(pymem._normalize(o.content), pymem._normalize(nn.content))
+    similarity(o.content, nn.content)
 FROM bench_ops AS o
 LEFT JOIN LATERAL (
     SELECT s.id, 1 - (s.embedding <=> o.embedding) AS sim
