@@ -77,6 +77,10 @@ class StoreConflict(PymemError):
     sqlstate = "PM013"
 
 
+class UnsupportedIsolation(PymemError):
+    sqlstate = "PM014"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 

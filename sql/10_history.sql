@@ -4,9 +4,12 @@
 -- decay (counters, last_access_at, tier) do not fire these triggers, so
 -- they stay cheap HOT updates.
 
+-- SECURITY DEFINER: the application role may not write history itself
+-- (no INSERT grant on memory_versions), only through this trigger.
 CREATE OR REPLACE FUNCTION pymem._record_memory_version()
 RETURNS trigger
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN

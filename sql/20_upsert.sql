@@ -52,6 +52,36 @@ BEGIN
 END;
 $$;
 
+-- The live record a memory stands for: itself, or the record it was
+-- consolidated into (followed through at most 16 consolidations). NULL
+-- when that record is deleted or the chain does not end: the caller then
+-- treats the fact as new rather than reinforcing nothing.
+CREATE OR REPLACE FUNCTION pymem._live_record(user_id text, memory_id uuid)
+RETURNS uuid
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_id uuid := memory_id;
+    v_row record;
+BEGIN
+    FOR step IN 1..16 LOOP
+        SELECT m.consolidated_into, m.deleted_at INTO v_row
+        FROM pymem.memories AS m
+        WHERE m.user_id = _live_record.user_id AND m.id = v_id;
+        IF NOT found OR v_row.deleted_at IS NOT NULL THEN
+            RETURN NULL;
+        END IF;
+        IF v_row.consolidated_into IS NULL THEN
+            RETURN v_id;
+        END IF;
+        v_id := v_row.consolidated_into;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+
 -- One item, already under the user's lock. label prefixes error
 -- messages ("item 3: ...") so a batch names the item at fault.
 CREATE OR REPLACE FUNCTION pymem._upsert(
@@ -102,7 +132,17 @@ BEGIN
     PERFORM pymem._check_content(content, cfg.max_content_chars, label || 'content');
     PERFORM pymem._check_embedding(embedding, cfg.embedding_dimensions, label || 'embedding');
     v_kind := pymem._kind(kind, label);
+    IF importance IS NULL THEN
+        RAISE EXCEPTION '%importance must be between 0 and 1, got NULL', label
+            USING ERRCODE = 'PM006';
+    END IF;
     PERFORM pymem._check_fraction(importance, label || 'importance');
+    IF jsonb_typeof(details) IS DISTINCT FROM 'object'
+        OR jsonb_typeof(metadata) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION '%details and metadata must be JSON objects, got % and %', label,
+            coalesce(jsonb_typeof(details), 'NULL'), coalesce(jsonb_typeof(metadata), 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
     PERFORM pymem._check_source(source, label);
     PERFORM pymem._check_thresholds(v_dedup, v_supersede);
     IF decay_rate IS NOT NULL AND NOT (decay_rate >= 0 AND decay_rate < 'infinity') THEN
@@ -119,27 +159,30 @@ BEGIN
     v_fingerprint := pymem._fingerprint(content);
     v_canonical_fingerprint := pymem._fingerprint(canonical);
 
-    -- 1. The same normalized text or canonical statement. Consolidated
-    -- fragments count: a fact already absorbed is not stored again.
-    SELECT m.id, m.consolidated_into, 1 - (m.embedding <=> _upsert.embedding) AS sim
+    -- 1. The same canonical statement, or the same normalized text with
+    -- the same markers (normalizing drops the point of "3.5 kg"). Consolidated
+    -- fragments count: a fact already absorbed is not stored again; it
+    -- reinforces the live record it was consolidated into.
+    SELECT m.id, 1 - (m.embedding <=> _upsert.embedding) AS sim
     INTO v_candidate
     FROM pymem.memories AS m
     WHERE m.user_id = _upsert.user_id
         AND m.kind = _upsert.kind
         AND m.deleted_at IS NULL
-        AND (m.fingerprint = v_fingerprint OR m.canonical_fingerprint = v_canonical_fingerprint)
+        AND (
+            m.canonical_fingerprint = v_canonical_fingerprint
+            OR (
+                m.fingerprint = v_fingerprint
+                AND pymem._fact_markers(m.content) = pymem._fact_markers(_upsert.content)
+            )
+        )
     ORDER BY m.consolidated_into IS NULL DESC, m.created_at
     LIMIT 1;
     IF found THEN
-        v_target := v_candidate.id;
-        -- follow the consolidation chain to the live record
-        WHILE v_target IS NOT NULL LOOP
-            matched_id := v_target;
-            SELECT m.consolidated_into INTO v_target
-            FROM pymem.memories AS m
-            WHERE m.user_id = _upsert.user_id AND m.id = matched_id;
-        END LOOP;
-        memory_id := matched_id;
+        v_target := pymem._live_record(user_id, v_candidate.id);
+    END IF;
+    IF v_target IS NOT NULL THEN
+        memory_id := v_target;
         matched_id := v_candidate.id;
         action := 'duplicate';
         similarity := v_candidate.sim;
@@ -154,12 +197,11 @@ BEGIN
                 AND m.kind = _upsert.kind
                 AND m.consolidated_into IS NULL
                 AND m.deleted_at IS NULL
+                -- different topics are different subjects, whatever the vectors say
+                AND (m.topic IS NULL OR _upsert.topic IS NULL OR m.topic = _upsert.topic)
             ORDER BY m.embedding <=> _upsert.embedding
             LIMIT 8
         LOOP
-            -- different topics are different subjects, whatever the vectors say
-            CONTINUE WHEN v_candidate.topic IS NOT NULL AND topic IS NOT NULL
-                AND v_candidate.topic <> topic;
             v_same_topic := v_candidate.topic = topic;
             -- pg_trgm ignores case and punctuation itself
             v_near_text := similarity(content, v_candidate.content) >= cfg.trigram_threshold;
@@ -212,7 +254,8 @@ BEGIN
         UPDATE pymem.memories AS m
         SET content = _upsert.content,
             embedding = _upsert.embedding,
-            canonical = coalesce(_upsert.canonical, m.canonical),
+            -- the old canonical statement described the old content
+            canonical = _upsert.canonical,
             topic = coalesce(_upsert.topic, m.topic),
             -- structured facts only grow; a new value of a key wins
             details = m.details || _upsert.details,

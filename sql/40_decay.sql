@@ -1,7 +1,7 @@
 -- Maintenance: move faded memories to the cold tier. Cold memories are
 -- kept, found with recall(include_cold => true), and come back hot when
--- touched or mentioned again. Pinned memories never go cold; expired
--- temporary states always do.
+-- touched or mentioned again. Memories past their valid_until (states,
+-- by default) go cold too. Pinned memories never go cold.
 
 -- Whether a memory is due to go cold at `at`. Inlinable (no SET clause;
 -- it runs with the search_path of the pinned function calling it).

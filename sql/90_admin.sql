@@ -31,7 +31,8 @@ BEGIN
             USING ERRCODE = 'PM013',
                 HINT = 'Create a new store (another database or a rollback) for another embedder.';
     END IF;
-    -- the history trigger reads the column; pymem migrate re-creates it
+    -- the history trigger reads the column: pymem migrate re-creates it in
+    -- this same transaction (pymem.migrate.migrate)
     DROP TRIGGER IF EXISTS memories_version_on_change ON pymem.memories;
     EXECUTE format(
         'ALTER TABLE pymem.memories ALTER COLUMN embedding TYPE vector(%s)', dimensions

@@ -59,6 +59,10 @@ def test_upsert_bench(fresh_dsn):
     assert res["lookup"]["speedup"] > 0
     assert any("Seq Scan" in line for line in res["lookup"]["plans"]["seq"])
     assert res["batch"]["same"]
+    # 8 concurrent writers of the same facts: pymem stores each exactly once
+    assert res["race"]["c"] == 2 * TINY_UPSERT.batch_size
+    assert res["race"]["b"] >= res["race"]["c"]
+    _printed(lines, "connections writing the same")
     assert res["batch"]["batch"].n == TINY_UPSERT.batch_reps
     assert sum(res["batch"]["actions"].values()) == TINY_UPSERT.batch_reps * 10
     assert len(res["targets"]) == 2 * len(TINY_UPSERT.scenarios) + 2

@@ -52,3 +52,11 @@ def test_app_role_history_and_decay_stay_in_its_user(app_conn):
     assert app_conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0] == 1
     decay = store.apply_decay(cold_below=1.0)
     assert decay.cooled == 2  # ann's two memories; bob's stay out of reach
+
+
+def test_app_role_cannot_forge_history(app_conn):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), app_conn.transaction():
+        app_conn.execute(
+            "INSERT INTO pymem.memory_versions (user_id, memory_id, version, content, previous,"
+            " reason) VALUES ('ann', gen_random_uuid(), 1, 'forged', '{}', 'forged')"
+        )

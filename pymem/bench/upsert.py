@@ -23,6 +23,7 @@ state must equal the table's.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -662,6 +663,60 @@ def report_scenario(res: ScenarioResult, ops: list[Op], table_rows: int, out: Ou
         out(f"   MISMATCH op {example[0]}: got {example[1:4]}, expected {example[4]}")
 
 
+def concurrent_writers(
+    dsn: str,
+    t: Thresholds,
+    rng: np.random.Generator,
+    texts: TextGen,
+    dim: int,
+    writers: int = 8,
+    facts: int = 200,
+) -> dict[str, int]:
+    """Rows stored when ``writers`` connections write the same ``facts`` at once.
+
+    Each writer sends every fact (same text and vector), in its own shuffled
+    order. The right answer is ``facts`` rows: (b) checks then writes with no
+    lock, so writers that check at the same moment all insert.
+    """
+    contents = texts.facts(facts)
+    vectors = unit_vectors(rng, facts, dim)
+    orders = [rng.permutation(facts) for _ in range(writers)]
+    stored = {}
+    for method in ("b", "c"):
+        user = f"race-{method}"
+        barrier = threading.Barrier(writers)
+        errors: list[BaseException] = []
+
+        def write(
+            order: np.ndarray,
+            user: str = user,
+            method: str = method,
+            barrier: threading.Barrier = barrier,
+            errors: list = errors,
+        ) -> None:
+            try:
+                with connect(dsn) as conn, conn.cursor() as cur:
+                    barrier.wait()
+                    for i in order:
+                        op = Op(0, contents[i], vectors[i], "new")
+                        RUNNERS[method](cur, user, op, t)
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write, args=(o,)) for o in orders]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        if errors:
+            raise errors[0]
+        with connect(dsn) as conn:
+            stored[method] = conn.execute(
+                "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (user,)
+            ).fetchone()[0]
+    return stored
+
+
 def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]:
     """The benchmark on the migrated database ``dsn`` (emptied first); returns the results."""
     started = time.perf_counter()
@@ -755,6 +810,17 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
         f"(action, similarity): {bt['same']}"
     )
 
+    writers, facts = 8, 2 * sizes.batch_size
+    race = concurrent_writers(dsn, t, rng, texts, dim, writers, facts)
+    results["race"] = race
+    out("")
+    out(
+        f"-- {writers} connections writing the same {facts} facts at once "
+        "(same text and vector, each in its own order)"
+    )
+    out(f"   (b) client-side SELECT + write: {race['b']:,} rows stored (right answer {facts})")
+    out(f"   (c) pymem.upsert_memory:        {race['c']:,} rows stored (right answer {facts})")
+
     by_size = {res.scenario.per_user: res for res in results["scenarios"]}
     targets = []
     for res in results["scenarios"]:
@@ -796,7 +862,12 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
         )
     )
     results["targets"] = targets
-    exact = all(res.exact["ok"] for res in results["scenarios"]) and lk["same"] and bt["same"]
+    exact = (
+        all(res.exact["ok"] for res in results["scenarios"])
+        and lk["same"]
+        and bt["same"]
+        and race["c"] == facts
+    )
     results["exact"] = exact
     out("")
     out("targets:")
