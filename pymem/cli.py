@@ -30,8 +30,7 @@ def _embedded_store(args: argparse.Namespace):
 
     embed = default_embedder()
     store = _store(args)
-    t = embed.thresholds
-    store.configure_embedder(embed.name, t.dedup, t.supersede, t.topic_supersede)
+    embed.configure(store)
     return store, embed
 
 

@@ -99,8 +99,7 @@ def run_demo(dsn: str | None = None) -> int:
     embed = default_embedder()
     user = f"demo-{uuid.uuid4().hex[:8]}"
     with MemoryStore(dsn) as store:
-        t = embed.thresholds
-        settings = store.configure_embedder(embed.name, t.dedup, t.supersede, t.topic_supersede)
+        settings = embed.configure(store)
         print(f"pymem demo - user {user}, embedder {settings.embedding_model}")
         print(
             f"thresholds: duplicate >= {settings.dedup_threshold}, supersede >= "

@@ -9,11 +9,14 @@ with ``MemoryStore.configure_embedder`` and thresholds from ``pymem calibrate``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from pymem.errors import EmbedderMissing
+
+if TYPE_CHECKING:
+    from pymem.store import MemoryStore, Settings
 
 
 class Embedder(Protocol):
@@ -55,6 +58,11 @@ class UseEmbedder:
     def __call__(self, texts: list[str]) -> np.ndarray:
         vectors = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
         return vectors.reshape(len(texts), self.dimensions)
+
+    def configure(self, store: MemoryStore) -> Settings:
+        """Record this model and its calibrated thresholds in ``store`` (kept if set)."""
+        t = self.thresholds
+        return store.configure_embedder(self.name, t.dedup, t.supersede, t.topic_supersede)
 
 
 def default_embedder() -> UseEmbedder:

