@@ -77,6 +77,13 @@ BEGIN
 END;
 $$;
 
+-- Heap blocks of the memories table: the range the decay batches cover.
+CREATE OR REPLACE FUNCTION pymem._heap_blocks()
+RETURNS bigint
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+RETURN pg_relation_size('pymem.memories') / current_setting('block_size')::bigint;
+
 -- All users (or one), in one call and one transaction, batch by batch.
 -- For a cron job on a big table prefer CALL pymem.run_decay(), which
 -- commits after each batch so no lock outlives a batch.
@@ -92,8 +99,6 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_blocks bigint;
-    v_from bigint := 0;
     v_batch record;
 BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, user_id, batch_blocks);
@@ -104,14 +109,11 @@ BEGIN
         scanned := v_batch.scanned;
         cooled := v_batch.cooled;
     ELSE
-        v_blocks := pg_relation_size('pymem.memories') / current_setting('block_size')::bigint;
-        WHILE v_from < v_blocks LOOP
-            SELECT * INTO v_batch
-            FROM pymem._decay_batch(at, cold_below, NULL, v_from, v_from + batch_blocks);
-            scanned := scanned + v_batch.scanned;
-            cooled := cooled + v_batch.cooled;
-            v_from := v_from + batch_blocks;
-        END LOOP;
+        SELECT coalesce(sum(b.scanned), 0), coalesce(sum(b.cooled), 0) INTO scanned, cooled
+        FROM generate_series(0, pymem._heap_blocks() - 1, batch_blocks) AS f (from_block)
+        CROSS JOIN LATERAL pymem._decay_batch(
+            at, cold_below, NULL, f.from_block, f.from_block + batch_blocks
+        ) AS b;
     END IF;
     cold_total := (
         SELECT count(*) FROM pymem.memories AS m
@@ -163,7 +165,7 @@ BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, NULL, batch_blocks);
     scanned := 0;
     cooled := 0;
-    v_blocks := pg_relation_size('pymem.memories') / current_setting('block_size')::bigint;
+    v_blocks := pymem._heap_blocks();
     WHILE v_from < v_blocks LOOP
         SELECT * INTO v_batch
         FROM pymem._decay_batch(at, cold_below, NULL, v_from, v_from + batch_blocks);
