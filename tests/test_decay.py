@@ -26,7 +26,7 @@ from psycopg.conninfo import make_conninfo
 
 from pymem import MemoryStore
 from pymem.errors import InvalidParameter, MemoryNotFound
-from tests.conftest import DIM, at_cosine, unit
+from tests.conftest import DIM, add, at_cosine, unit
 
 USER = "alice"
 OTHER = "bob"
@@ -40,25 +40,6 @@ Q = unit(0)
 def sql(conn: psycopg.Connection) -> psycopg.Connection:
     register_vector(conn)
     return conn
-
-
-def add(store, conn, content, embedding, kind="fact", *, user=USER, importance=0.5,
-        age_days=0.0, **options):  # fmt: skip
-    """Upsert one memory (it must be new) and age it by ``age_days``."""
-    result = store.upsert(user, content, embedding, kind, importance=importance, **options)
-    assert result.action == "inserted", (content, result)
-    if age_days:
-        age(conn, result.memory_id, age_days)
-    return result.memory_id
-
-
-def age(conn, memory_id, days: float) -> None:
-    """A touch-only update: the memory was last accessed ``days`` ago."""
-    conn.execute(
-        "UPDATE pymem.memories SET last_access_at = now() - make_interval(secs => %s)"
-        " WHERE id = %s",
-        (days * 86400.0, memory_id),
-    )
 
 
 def row(conn, memory_id) -> dict:

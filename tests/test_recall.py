@@ -28,7 +28,7 @@ from pymem.errors import (
     InvalidUserId,
     UnknownKind,
 )
-from tests.conftest import DIM, at_cosine, unit
+from tests.conftest import DIM, add, age, at_cosine, unit
 
 USER = "alice"
 OTHER = "bob"
@@ -57,35 +57,6 @@ def sql(conn: psycopg.Connection) -> psycopg.Connection:
     """The test's connection, ready for raw SQL with numpy vectors."""
     register_vector(conn)
     return conn
-
-
-def add(
-    store,
-    conn,
-    content: str,
-    embedding,
-    kind: str = "fact",
-    *,
-    user: str = USER,
-    importance: float = 0.5,
-    age_days: float = 0.0,
-    **options,
-):
-    """Upsert one memory (it must be new) and age it by ``age_days``."""
-    result = store.upsert(user, content, embedding, kind, importance=importance, **options)
-    assert result.action == "inserted", (content, result)
-    if age_days:
-        age(conn, result.memory_id, age_days)
-    return result.memory_id
-
-
-def age(conn, memory_id, days: float) -> None:
-    """A touch-only update: the memory was last accessed ``days`` ago."""
-    conn.execute(
-        "UPDATE pymem.memories SET last_access_at = now() - make_interval(secs => %s)"
-        " WHERE id = %s",
-        (days * 86400.0, memory_id),
-    )
 
 
 def ids(hits) -> list:
