@@ -20,7 +20,7 @@ def _store(args: argparse.Namespace):
     from pymem.store import MemoryStore
 
     dsn = _dsn(args)
-    if not (args.dsn or server.os.environ.get("PYMEM_DSN")):
+    if server.uses_embedded(args.dsn):
         migrate(dsn)  # a person trying pymem should not need a second command
     return MemoryStore(dsn)
 

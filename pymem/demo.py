@@ -7,7 +7,6 @@ assistant's extractor would, and prints what pymem decided at each step.
 
 from __future__ import annotations
 
-import os
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -85,7 +84,7 @@ def _print_recall(title: str, hits) -> None:
 
 
 def _demo_dsn(dsn: str | None) -> str:
-    if dsn or os.environ.get("PYMEM_DSN"):
+    if not server.uses_embedded(dsn):
         return server.resolve_dsn(dsn)
     admin = server.start_embedded(database="postgres")
     with psycopg.connect(admin, autocommit=True) as conn:

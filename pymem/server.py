@@ -119,6 +119,11 @@ def stop_embedded(pgdata: Path | None = None) -> bool:
     return True
 
 
+def uses_embedded(dsn: str | None = None) -> bool:
+    """Whether ``resolve_dsn(dsn)`` falls back to the embedded server."""
+    return not (dsn or os.environ.get("PYMEM_DSN"))
+
+
 def resolve_dsn(dsn: str | None = None) -> str:
     """The DSN to use: the argument, ``PYMEM_DSN``, or the embedded server."""
     return dsn or os.environ.get("PYMEM_DSN") or start_embedded()
