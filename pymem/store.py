@@ -103,6 +103,7 @@ class Settings:
     recall_decay_floor: float
     recall_lexical_weight: float
     recall_state_boost: float
+    goal_overlap_threshold: float
 
 
 def configure_connection(conn: psycopg.Connection) -> None:

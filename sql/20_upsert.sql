@@ -128,6 +128,7 @@ DECLARE
     v_dup_sim double precision;
     v_sup_id uuid;
     v_sup_sim double precision;
+    v_sup_reason text;
 BEGIN
     PERFORM pymem._check_content(content, cfg.max_content_chars, label || 'content');
     PERFORM pymem._check_embedding(embedding, cfg.embedding_dimensions, label || 'embedding');
@@ -186,6 +187,18 @@ BEGIN
         matched_id := v_candidate.id;
         action := 'duplicate';
         similarity := v_candidate.sim;
+    ELSIF kind = 'goal' THEN
+        -- 2a. Goals: the same metric with enough word overlap is one goal
+        -- (sql/35_goals.sql); no metric, no match beyond exact text.
+        SELECT * INTO v_candidate
+        FROM pymem._same_goal(user_id, content, embedding, cfg.goal_overlap_threshold);
+        IF v_candidate.memory_id IS NOT NULL THEN
+            v_sup_id := v_candidate.memory_id;
+            v_sup_sim := v_candidate.similarity;
+            v_sup_reason := format(
+                'superseded: the same goal (%s)', array_to_string(v_candidate.metrics, ', ')
+            );
+        END IF;
     ELSE
         -- 2. Exact nearest neighbours among the live memories of this user
         -- and kind (btree on user_id: no ANN misses). Only the closest
@@ -248,9 +261,9 @@ BEGIN
     END IF;
 
     IF v_sup_id IS NOT NULL THEN
-        PERFORM pymem._set_change_reason(format(
+        PERFORM pymem._set_change_reason(coalesce(v_sup_reason, format(
             'superseded: similarity %s to the new content', round(v_sup_sim::numeric, 4)
-        ));
+        )));
         UPDATE pymem.memories AS m
         SET content = _upsert.content,
             embedding = _upsert.embedding,

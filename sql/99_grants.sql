@@ -7,7 +7,7 @@ GRANT SELECT, INSERT, UPDATE ON pymem.memories TO pymem_app;
 -- history is written only by the SECURITY DEFINER trigger
 GRANT SELECT ON pymem.memory_versions TO pymem_app;
 REVOKE INSERT ON pymem.memory_versions FROM pymem_app;
-GRANT SELECT ON pymem.settings, pymem.kinds TO pymem_app;
+GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics TO pymem_app;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
 GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 

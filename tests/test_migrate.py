@@ -32,7 +32,10 @@ def _function_count(dsn: str) -> int:
 
 def test_apply_reapply_rollback_reapply(empty_dsn, capsys):
     assert main(["--dsn", empty_dsn, "migrate"]) == 0
-    assert "applied: 0001.initial-schema, 0002.row-level-security" in capsys.readouterr().out
+    assert (
+        "applied: 0001.initial-schema, 0002.row-level-security, 0003.goal-metrics"
+        in capsys.readouterr().out
+    )
     functions = _function_count(empty_dsn)
     assert functions > 10
 
@@ -45,9 +48,13 @@ def test_apply_reapply_rollback_reapply(empty_dsn, capsys):
     listing = capsys.readouterr().out
     assert "applied  0001.initial-schema" in listing
     assert "applied  0002.row-level-security" in listing
+    assert "applied  0003.goal-metrics" in listing
 
     assert main(["--dsn", empty_dsn, "migrate", "--rollback"]) == 0
-    assert "rolled back: 0002.row-level-security, 0001.initial-schema" in capsys.readouterr().out
+    assert (
+        "rolled back: 0003.goal-metrics, 0002.row-level-security, 0001.initial-schema"
+        in capsys.readouterr().out
+    )
     assert not _schema_exists(empty_dsn)
     assert main(["--dsn", empty_dsn, "migrate", "--list"]) == 0
     assert "pending  0001.initial-schema" in capsys.readouterr().out
