@@ -4,7 +4,8 @@
 -- naming no known metric dedup only on exact normalized text. Numbers do
 -- not block: a goal's new number is its update.
 
--- The metrics a text names, sorted.
+-- The metrics a text names, sorted. (`content` is the parameter:
+-- goal_metrics has no such column.)
 CREATE OR REPLACE FUNCTION pymem._goal_metrics(content text)
 RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -12,7 +13,7 @@ SET search_path = pg_catalog, pymem, public
 RETURN array(
     SELECT g.metric
     FROM pymem.goal_metrics AS g
-    WHERE lower(_goal_metrics.content) ~ g.pattern
+    WHERE lower(content) ~ g.pattern
     ORDER BY g.metric
 );
 
