@@ -115,11 +115,8 @@ def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> 
         loaded = apply_functions(conn)
         dims = None
         if dimensions is not None:
-            # one transaction: the column change drops the history trigger,
-            # which apply_functions re-creates before anyone can write
             with wrap_errors(), conn.transaction():
                 dims = conn.execute("SELECT pymem._set_dimensions(%s)", (dimensions,)).fetchone()[0]
-                apply_functions(conn)
         return MigrateResult([m.id for m in todo], [], loaded, dims)
 
 

@@ -24,7 +24,7 @@ from psycopg.types.json import Jsonb
 
 from pymem.errors import SchemaMismatch, wrap_errors
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Embedding = Sequence[float] | np.ndarray
 

@@ -6,7 +6,7 @@ CREATE OR REPLACE FUNCTION pymem.schema_version()
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN 1;
+RETURN 2;
 
 -- Fixes the embedding dimension. Only an empty store can change it:
 -- vectors of two lengths can never be compared.
@@ -31,8 +31,7 @@ BEGIN
             USING ERRCODE = 'PM013',
                 HINT = 'Create a new store (another database or a rollback) for another embedder.';
     END IF;
-    -- the history trigger reads the column: pymem migrate re-creates it in
-    -- this same transaction (pymem.migrate.migrate)
+    -- the history trigger reads the column: dropped, then re-created below
     DROP TRIGGER IF EXISTS memories_version_on_change ON pymem.memories;
     EXECUTE format(
         'ALTER TABLE pymem.memories ALTER COLUMN embedding TYPE vector(%s)', dimensions
@@ -40,6 +39,7 @@ BEGIN
     EXECUTE format(
         'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s)', dimensions
     );
+    PERFORM pymem._create_history_triggers();
     UPDATE pymem.settings SET embedding_dimensions = dimensions;
     RETURN dimensions;
 END;

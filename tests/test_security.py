@@ -60,3 +60,25 @@ def test_app_role_cannot_forge_history(app_conn):
             "INSERT INTO pymem.memory_versions (user_id, memory_id, version, content, previous,"
             " reason) VALUES ('ann', gen_random_uuid(), 1, 'forged', '{}', 'forged')"
         )
+
+
+def test_history_trigger_ignores_functions_planted_in_public(conn):
+    """The SECURITY DEFINER trigger must not resolve names through public,
+    where (before PostgreSQL 15, by default) any role may create functions."""
+    store = MemoryStore(conn)
+    memory = store.upsert("ann", "Ann drinks green tea", unit(0))
+    conn.execute("GRANT CREATE ON SCHEMA public TO pymem_app")
+    conn.execute("SET LOCAL ROLE pymem_app")
+    conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
+    conn.execute(
+        "CREATE FUNCTION public.to_jsonb(m pymem.memories) RETURNS jsonb LANGUAGE plpgsql"
+        " AS $$ BEGIN RAISE EXCEPTION 'planted function ran as %', current_user; END $$"
+    )
+    conn.execute(
+        "UPDATE pymem.memories SET content = 'Ann drinks oolong' WHERE id = %s",
+        (memory.memory_id,),
+    )
+    reason = conn.execute(
+        "SELECT reason FROM pymem.memory_versions WHERE memory_id = %s", (memory.memory_id,)
+    ).fetchone()
+    assert reason == ("update",)
