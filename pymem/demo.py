@@ -54,7 +54,7 @@ SESSIONS: list[tuple[str, list[dict]]] = [
             {"content": "User is proficient in React", "topic": "skill:react"},
             {"content": "Uses React Native for mobile apps", "topic": "project:mobile"},
             {"content": "用户每周跑步五次", "kind": "habit", "topic": "habit:running"},
-            {"content": "Get my A1C under 6.5 by June", "kind": "goal"},
+            {"content": "Lower my A1C to 6.5% by June", "kind": "goal"},
             {"content": "Meeting with Li Wei at 3pm on Friday", "kind": "event"},
             {"content": "Meeting with Li Wei at 4pm on Friday", "kind": "event"},
         ],

@@ -191,7 +191,7 @@ BEGIN
         -- 2a. Goals: the same metric with enough word overlap is one goal
         -- (sql/35_goals.sql); no metric, no match beyond exact text.
         SELECT * INTO v_candidate
-        FROM pymem._same_goal(user_id, content, embedding, cfg.goal_overlap_threshold);
+        FROM pymem._same_goal(user_id, content, embedding, topic, cfg.goal_overlap_threshold);
         IF v_candidate.memory_id IS NOT NULL THEN
             v_sup_id := v_candidate.memory_id;
             v_sup_sim := v_candidate.similarity;

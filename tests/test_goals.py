@@ -17,7 +17,7 @@ def _versions(conn, memory_id):
 def test_same_metric_goal_is_updated_in_place(store, conn):
     # orthogonal embeddings: the metric decides, not the vectors
     first = store.upsert(USER, "Lower my A1C to 7%", unit(0), "goal")
-    second = store.upsert(USER, "Get my A1C under 6.5 by June", unit(1), "goal")
+    second = store.upsert(USER, "Lower my A1C to 6.5% by June", unit(1), "goal")
     assert first.action == "inserted"
     assert (second.action, second.memory_id) == ("superseded", first.memory_id)
     assert _versions(conn, first.memory_id) == [
@@ -27,8 +27,11 @@ def test_same_metric_goal_is_updated_in_place(store, conn):
 
 def test_chinese_goals_share_a_metric(store):
     first = store.upsert(USER, "把糖化血红蛋白降到7以下", unit(0), "goal")
-    second = store.upsert(USER, "糖化血红蛋白控制在6.5以内", unit(1), "goal")
+    second = store.upsert(USER, "把糖化血红蛋白降到6.5以下", unit(1), "goal")
     assert (second.action, second.memory_id) == ("superseded", first.memory_id)
+    # the same metric, but monitoring it is another goal
+    check = store.upsert(USER, "每三个月查一次糖化血红蛋白", unit(2), "goal")
+    assert check.action == "inserted"
 
 
 def test_other_metrics_and_low_overlap_stay_separate(store):
@@ -39,6 +42,37 @@ def test_other_metrics_and_low_overlap_stay_separate(store):
     weight = store.upsert(USER, "Lose 10 pounds by summer", unit(2), "goal")
     other = store.upsert(USER, "Weigh myself every Monday morning", unit(3), "goal")
     assert other.action == "inserted" and other.memory_id != weight.memory_id
+
+
+def test_the_same_metric_with_another_purpose_is_another_goal(store):
+    lower = store.upsert(USER, "Lower my A1C to 7%", unit(0), "goal")
+    check = store.upsert(USER, "Check my A1C every three months", unit(1), "goal")
+    assert check.action == "inserted" and check.memory_id != lower.memory_id
+
+
+def test_a_goal_on_two_metrics_is_not_replaced_by_one_on_either(store):
+    both = store.upsert(USER, "Lower my weight and blood pressure", unit(0), "goal")
+    bp = store.upsert(USER, "Lower my blood pressure to 120/80", unit(1), "goal")
+    assert bp.action == "inserted" and bp.memory_id != both.memory_id
+
+
+def test_goals_under_different_topics_stay_apart(store):
+    target = store.upsert(USER, "Lower my A1C to 7%", unit(0), "goal", topic="goal:a1c-target")
+    other = store.upsert(USER, "Lower my A1C to 6.5%", unit(1), "goal", topic="goal:a1c-diet")
+    assert other.action == "inserted" and other.memory_id != target.memory_id
+    same = store.upsert(USER, "Lower my A1C to 6%", unit(2), "goal", topic="goal:a1c-target")
+    assert (same.action, same.memory_id) == ("superseded", target.memory_id)
+
+
+def test_overlap_threshold_is_a_setting(store, conn):
+    # words around the metric: {lower, hold} and {lower, soon}: overlap 0.5
+    first = store.upsert(USER, "Lower and hold my A1C at 7%", unit(0), "goal")
+    conn.execute("UPDATE pymem.settings SET goal_overlap_threshold = 0.6")
+    strict = store.upsert(USER, "Lower my A1C to 6.5% soon", unit(1), "goal")
+    assert strict.action == "inserted" and strict.memory_id != first.memory_id
+    conn.execute("UPDATE pymem.settings SET goal_overlap_threshold = 0.5")
+    loose = store.upsert(USER, "Lower my A1C to 6% soon", unit(2), "goal")
+    assert loose.action == "superseded"
 
 
 def test_goals_without_a_metric_dedup_only_on_exact_text(store):
