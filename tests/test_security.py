@@ -82,3 +82,10 @@ def test_history_trigger_ignores_functions_planted_in_public(conn):
         "SELECT reason FROM pymem.memory_versions WHERE memory_id = %s", (memory.memory_id,)
     ).fetchone()
     assert reason == ("update",)
+
+
+def test_app_role_uses_goal_dedup(app_conn):
+    store = MemoryStore(app_conn)
+    first = store.upsert("ann", "Lower my A1C to 7%", unit(0), "goal")
+    second = store.upsert("ann", "Lower my A1C to 6.5% by June", unit(1), "goal")
+    assert (second.action, second.memory_id) == ("superseded", first.memory_id)
