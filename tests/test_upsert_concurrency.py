@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -34,17 +35,20 @@ def _words(n: int, seed: int = 7) -> list[str]:
 TEXTS = _words(FACTS)
 
 
-def run_together(dsn: str, work: Callable[[MemoryStore, int], None]) -> None:
-    """Run ``work(store, thread_index)`` in THREADS threads started by a barrier."""
+def run_together(dsn: str, work: Callable[[Any, int], None], *, raw_sql: bool = False) -> None:
+    """Run ``work(client, thread_index)`` in THREADS threads started by a barrier; the
+    client is a MemoryStore, or with ``raw_sql`` a plain autocommit connection."""
     barrier = threading.Barrier(THREADS, timeout=30)
     errors: list[BaseException] = []
 
     def target(index: int) -> None:
         try:
-            with MemoryStore(dsn) as store:
-                store.get_settings()  # connect and check the schema before the start
+            client = psycopg.connect(dsn, autocommit=True) if raw_sql else MemoryStore(dsn)
+            with client:
+                if not raw_sql:
+                    client.get_settings()  # connect and check the schema before the start
                 barrier.wait()
-                work(store, index)
+                work(client, index)
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
             barrier.abort()
@@ -150,31 +154,18 @@ def test_concurrent_shuffled_batches_of_two_users(fresh_dsn):
 
 def test_concurrent_raw_sql_upserts(fresh_dsn):
     """Another language's client: plain SQL over its own connection, no MemoryStore."""
-    barrier = threading.Barrier(THREADS, timeout=30)
-    errors: list[BaseException] = []
 
-    def target(index: int) -> None:
-        try:
-            with psycopg.connect(fresh_dsn, autocommit=True) as conn:
-                barrier.wait()
-                order = list(range(FACTS))
-                random.Random(200 + index).shuffle(order)
-                for i in order:
-                    literal = "[" + ",".join(str(float(x)) for x in unit(i)) + "]"
-                    conn.execute(
-                        "SELECT * FROM pymem.upsert_memory(%s, %s, %s::vector, importance => %s)",
-                        (USER, TEXTS[i], literal, 0.5),
-                    )
-        except BaseException as exc:
-            errors.append(exc)
-            barrier.abort()
+    def work(conn: psycopg.Connection, index: int) -> None:
+        order = list(range(FACTS))
+        random.Random(200 + index).shuffle(order)
+        for i in order:
+            literal = "[" + ",".join(str(float(x)) for x in unit(i)) + "]"
+            conn.execute(
+                "SELECT * FROM pymem.upsert_memory(%s, %s, %s::vector, importance => %s)",
+                (USER, TEXTS[i], literal, 0.5),
+            )
 
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert errors == []
+    run_together(fresh_dsn, work, raw_sql=True)
     stored = rows(fresh_dsn)
     assert len(stored) == FACTS
     assert all(m == THREADS for _, m in stored), stored
