@@ -37,6 +37,11 @@ def migrations_dir() -> Path:
     return _resource_dir("migrations")
 
 
+def shipped_schema_version() -> int:
+    """The number of the newest migration in migrations/ (0004.review-queue.sql -> 4)."""
+    return max(int(p.name.split(".", 1)[0]) for p in migrations_dir().glob("[0-9]*.sql"))
+
+
 def function_files() -> list[Path]:
     return sorted(sql_dir().glob("*.sql"))
 

@@ -23,8 +23,11 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from pymem.errors import SchemaMismatch, wrap_errors
+from pymem.migrate import shipped_schema_version
 
-SCHEMA_VERSION = 2
+# the newest migration this package ships; each migration records its
+# number in pymem.schema_info, so the two cannot drift apart
+SCHEMA_VERSION = shipped_schema_version()
 
 Embedding = Sequence[float] | np.ndarray
 
@@ -104,6 +107,7 @@ class Settings:
     recall_lexical_weight: float
     recall_state_boost: float
     goal_overlap_threshold: float
+    on_related: str
 
 
 def configure_connection(conn: psycopg.Connection) -> None:

@@ -20,35 +20,6 @@ RETURN importance * exp(greatest(
     -decay_rate * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
--- Lexical tokens of a query: ASCII words of 3+ letters (minus common
--- question words) and, for text without spaces such as Chinese, every
--- pair of adjacent characters. The default full-text parser and
--- pg_trgm's word boundaries both fail on Chinese.
-CREATE OR REPLACE FUNCTION pymem._query_tokens(query_text text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
-RETURN array(
-    SELECT DISTINCT t.token
-    FROM (
-        SELECT w[1] AS token
-        FROM regexp_matches(lower(coalesce(query_text, '')), '[a-z0-9]{3,}', 'g') AS w
-        WHERE
-            w[1] NOT IN (
-                'the', 'and', 'for', 'what', 'where', 'when', 'who', 'whom', 'why', 'how',
-                'does', 'did', 'was', 'were', 'are', 'has', 'have', 'had', 'with', 'about',
-                'user', 'users', 'their', 'they', 'this', 'that', 'there', 'any', 'can', 'you',
-                'your', 'from', 'into', 'tell', 'know', 'which'
-            )
-        UNION ALL
-        SELECT substr(run[1], i, 2)
-        FROM regexp_matches(coalesce(query_text, ''), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
-            generate_series(1, greatest(char_length(run[1]) - 1, 1)) AS i
-        WHERE substr(run[1], i, 2) !~ '^(什么|怎么|哪里|哪儿|是不|不是|用户|吗|呢|的)$'
-    ) AS t
-    WHERE t.token <> ''
-);
-
 -- Share of the query's tokens found in the content, 0..1.
 CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text[], content text)
 RETURNS double precision

@@ -17,31 +17,6 @@ RETURN array(
     ORDER BY g.metric
 );
 
--- Shared words (and Chinese character pairs) over the smaller text's:
--- the overlap coefficient of pymem._query_tokens, 0..1.
-CREATE OR REPLACE FUNCTION pymem._token_overlap(a text, b text)
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
-RETURN (
-    SELECT
-        CASE
-            WHEN least(cardinality(t.a), cardinality(t.b)) = 0 THEN 0.0
-            ELSE
-                cardinality(array(
-                    SELECT unnest(t.a)
-                    INTERSECT
-                    SELECT unnest(t.b)
-                ))::double precision
-                / least(cardinality(t.a), cardinality(t.b))
-        END
-    FROM (
-        SELECT
-            pymem._query_tokens(a) AS a,
-            pymem._query_tokens(b) AS b
-    ) AS t
-);
-
 -- A goal's text without the metric names: what is left says what the
 -- goal is about the metric (lower it, check it, keep it under ...).
 CREATE OR REPLACE FUNCTION pymem._strip_goal_metrics(content text)

@@ -1,12 +1,13 @@
 -- Store administration: schema version, dimension, embedder.
 
--- The version of the function API in sql/; the Python package refuses
--- to run against another one ("run pymem migrate").
+-- The number of the newest applied migration (each one records it in
+-- pymem.schema_info); the Python package refuses to run against a
+-- store older or newer than the migrations it ships ("run pymem migrate").
 CREATE OR REPLACE FUNCTION pymem.schema_version()
 RETURNS integer
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN 2;
+RETURN (SELECT i.version FROM pymem.schema_info AS i);
 
 -- Fixes the embedding dimension. Only an empty store can change it:
 -- vectors of two lengths can never be compared.

@@ -3,11 +3,11 @@
 -- SECURITY INVOKER: they run with pymem_app's rights, under its policies.
 
 GRANT USAGE ON SCHEMA pymem TO pymem_app;
-GRANT SELECT, INSERT, UPDATE ON pymem.memories TO pymem_app;
+GRANT SELECT, INSERT, UPDATE ON pymem.memories, pymem.reviews TO pymem_app;
 -- history is written only by the SECURITY DEFINER trigger
 GRANT SELECT ON pymem.memory_versions TO pymem_app;
 REVOKE INSERT ON pymem.memory_versions FROM pymem_app;
-GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics TO pymem_app;
+GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics, pymem.schema_info TO pymem_app;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
 GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 

@@ -263,7 +263,7 @@ def prepare(dsn: str, sizes: RecallSizes, out: Out, *, reuse: bool) -> dict[int,
                     conn.execute("VACUUM ANALYZE pymem.memories")
                 return measured
         conn.execute("DROP TABLE IF EXISTS public.bench_meta")
-        conn.execute("TRUNCATE pymem.memories, pymem.memory_versions")
+        conn.execute("TRUNCATE pymem.memories, pymem.memory_versions CASCADE")
         t0 = time.perf_counter()
         loaded = load(conn, sizes, measured, rng, texts, dim)
         out(f"setup: loaded {loaded:,} rows by COPY: {elapsed(t0)}")

@@ -733,7 +733,7 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
             f"thresholds: dedup {t.dedup}, supersede {t.supersede}, trigram {t.trigram}; "
             f"{dim}-d vectors"
         )
-        conn.execute("TRUNCATE pymem.memories, pymem.memory_versions")
+        conn.execute("TRUNCATE pymem.memories, pymem.memory_versions CASCADE")
         texts = TextGen(rng)
         layout = build_layout(sizes, rng, texts, dim)
         t0 = time.perf_counter()

@@ -172,37 +172,3 @@ RETURN CASE
     WHEN 'stated' IN (a, b) THEN 'stated'
     ELSE coalesce(a, b)
 END;
-
--- Numbers, dates (month and weekday names, 今天/明天, 周一) and
--- negations of a text. Two texts whose markers differ state
--- different facts however close their embeddings ("meeting at 3pm" vs
--- "meeting at 4pm", "likes cats" vs "doesn't like cats").
-CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
-RETURN array(
-    SELECT DISTINCT m.marker
-    FROM (
-        SELECT (regexp_matches(
-            pymem._strip_intensifiers(content),
-            '[0-9]+(?:[.,:][0-9]+)*'
-            || '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
-            || '|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+'
-            || '|\m(?:january|february|march|april|june|july|august|september|october'
-            || '|november|december|monday|tuesday|wednesday|thursday|friday|saturday'
-            || '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening)\M',
-            'g'
-        ))[1] AS marker
-        UNION ALL
-        SELECT 'NOT'
-        WHERE
-            pymem._strip_intensifiers(content)
-            ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
-            OR regexp_replace(
-                pymem._strip_intensifiers(content),
-                '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
-            ) ~ '[不没沒别別无無未]'
-    ) AS m
-    ORDER BY m.marker
-);

@@ -1,0 +1,68 @@
+-- pymem 0004: the one review queue, on_related, and a schema version kept
+-- by the migrations themselves.
+-- A pair the write path finds related but cannot decide on (cause
+-- 'related'), a contradiction flagged by the app's LLM ('conflict') and a
+-- structured fact whose sources disagree ('fact') wait here until the app
+-- resolves them; pymem.pending_reviews(user_id) reads the open ones.
+-- depends: 0003.goal-metrics
+
+-- Each migration sets its own number; pymem.schema_version() reads it
+-- and the Python package expects the highest migration it ships.
+CREATE TABLE pymem.schema_info (
+    singleton boolean PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+    version integer NOT NULL
+);
+
+INSERT INTO pymem.schema_info (version) VALUES (4);
+
+ALTER TABLE pymem.settings
+ADD COLUMN on_related text NOT NULL DEFAULT 'review'
+CHECK (on_related IN ('review', 'supersede', 'insert'));
+
+CREATE TABLE pymem.reviews (
+    user_id text NOT NULL,
+    id uuid NOT NULL DEFAULT gen_random_uuid(),
+    cause text NOT NULL CHECK (cause IN ('related', 'conflict', 'fact')),
+    -- related: the newer memory (the one the write returned) and its
+    -- neighbour; conflict: the two memories the app flagged
+    memory_id uuid,
+    matched_id uuid,
+    -- fact: the key of pymem.facts whose values disagree
+    fact_key text,
+    similarity double precision,
+    note text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    resolved_at timestamptz,
+    decision text,
+    -- the memory that survived the decision
+    resolved_id uuid,
+    PRIMARY KEY (user_id, id),
+    FOREIGN KEY (user_id, memory_id)
+    REFERENCES pymem.memories (user_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (user_id, matched_id)
+    REFERENCES pymem.memories (user_id, id) ON DELETE CASCADE,
+    CHECK ((cause = 'fact') = (fact_key IS NOT NULL)),
+    CHECK (cause = 'fact' OR (memory_id IS NOT NULL AND matched_id IS NOT NULL))
+);
+
+-- one open review per pair and cause, one per fact key: an event is
+-- announced once per cause
+CREATE UNIQUE INDEX reviews_open_pair_idx
+ON pymem.reviews (user_id, cause, memory_id, matched_id)
+WHERE resolved_at IS NULL AND cause <> 'fact';
+
+CREATE UNIQUE INDEX reviews_open_fact_idx
+ON pymem.reviews (user_id, fact_key)
+WHERE resolved_at IS NULL AND cause = 'fact';
+
+CREATE INDEX reviews_pending_idx ON pymem.reviews (user_id, created_at)
+WHERE resolved_at IS NULL;
+
+CREATE INDEX reviews_matched_idx ON pymem.reviews (user_id, matched_id);
+
+ALTER TABLE pymem.reviews ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY reviews_of_current_user ON pymem.reviews
+FOR ALL TO pymem_app
+USING (user_id = current_setting('pymem.user_id', TRUE))
+WITH CHECK (user_id = current_setting('pymem.user_id', TRUE));

@@ -1,0 +1,52 @@
+-- Events: work that needs the app's LLM is announced on the NOTIFY
+-- channel pymem_events with a small JSON payload
+-- {"user_id": ..., "event": ..., "ids": [...], ...}. NOTIFY is
+-- transactional: a listener hears it only after the commit, and never
+-- for a rolled-back write. Every event is also readable without LISTEN
+-- (pymem.pending_reviews and the capability's own queries).
+
+CREATE OR REPLACE FUNCTION pymem._notify(
+    user_id text, event text, ids uuid[], extra jsonb DEFAULT '{}'
+)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    -- NOTIFY payloads are capped at 8000 bytes: long id lists are cut,
+    -- with the total kept, and the queue query has the rest.
+    PERFORM pg_notify('pymem_events', (
+        jsonb_build_object(
+            'user_id', user_id,
+            'event', event,
+            'ids', to_jsonb(ids[1:100]),
+            'count', cardinality(ids)
+        ) || coalesce(extra, '{}')
+    )::text);
+END;
+$$;
+
+-- A new open review announces itself once: review_due for a related
+-- pair, conflict_flagged for a flagged or structured contradiction.
+CREATE OR REPLACE FUNCTION pymem._announce_review()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._notify(
+        NEW.user_id,
+        CASE NEW.cause WHEN 'related' THEN 'review_due' ELSE 'conflict_flagged' END,
+        array_remove(ARRAY[NEW.memory_id, NEW.matched_id], NULL),
+        jsonb_strip_nulls(jsonb_build_object(
+            'review_id', NEW.id, 'cause', NEW.cause, 'fact_key', NEW.fact_key
+        ))
+    );
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER reviews_announce
+AFTER INSERT ON pymem.reviews
+FOR EACH ROW
+EXECUTE FUNCTION pymem._announce_review();
