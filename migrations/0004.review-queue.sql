@@ -15,9 +15,39 @@ CREATE TABLE pymem.schema_info (
 
 INSERT INTO pymem.schema_info (version) VALUES (4);
 
+-- on_related: what a neighbour in the related band (similarity >=
+-- supersede_threshold) without evidence of the same slot does: queue the
+-- pair for review, supersede it, or just insert.
+-- dedup_term_change: a duplicate by embedding may change at most this
+-- share of the content terms of the two texts (terms only one side has,
+-- over all terms): "花呗怎么还款" / "借呗怎么还款" change 2 of 5.
 ALTER TABLE pymem.settings
 ADD COLUMN on_related text NOT NULL DEFAULT 'review'
-CHECK (on_related IN ('review', 'supersede', 'insert'));
+CHECK (on_related IN ('review', 'supersede', 'insert')),
+ADD COLUMN dedup_term_change double precision NOT NULL DEFAULT 0.34
+CHECK (dedup_term_change BETWEEN 0 AND 1);
+
+-- The one definition of what a write carries: upsert_memory's options
+-- and upsert_memories' item keys are this type's attributes (a batch is
+-- read with jsonb_populate_recordset), and pymem.MemoryItem mirrors it.
+CREATE TYPE pymem.memory_item AS (
+    content text,
+    embedding vector,
+    kind text,
+    importance double precision,
+    source text,
+    pinned boolean,
+    metadata jsonb,
+    details jsonb,
+    topic text,
+    canonical text,
+    valid_until timestamptz,
+    decay_rate double precision,
+    contacts text [],
+    dedup_threshold double precision,
+    supersede_threshold double precision,
+    on_related text
+);
 
 CREATE TABLE pymem.reviews (
     user_id text NOT NULL,
@@ -66,3 +96,15 @@ CREATE POLICY reviews_of_current_user ON pymem.reviews
 FOR ALL TO pymem_app
 USING (user_id = current_setting('pymem.user_id', TRUE))
 WITH CHECK (user_id = current_setting('pymem.user_id', TRUE));
+
+-- The write path's functions changed shape (sql/20_upsert.sql re-creates
+-- them): upsert_memory and upsert_memories return the rule that decided.
+DROP FUNCTION IF EXISTS pymem.upsert_memory(
+    text, text, vector, text, double precision, text, boolean, jsonb, jsonb, text, text,
+    timestamptz, double precision, double precision, double precision
+);
+DROP FUNCTION IF EXISTS pymem.upsert_memories(text, jsonb, double precision, double precision);
+DROP FUNCTION IF EXISTS pymem._upsert(
+    text, text, vector, text, double precision, text, boolean, jsonb, jsonb, text, text,
+    timestamptz, double precision, double precision, double precision, pymem.settings, text
+);

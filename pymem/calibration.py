@@ -1,31 +1,47 @@
-"""Calibrate the dedup / supersede similarity thresholds for an embedder.
+"""Calibrate the write path for an embedder: fit on one set of pairs, report on another.
 
-Pure measurement: no database. A hand-labelled set of fact pairs is embedded, and thresholds
-are chosen so that merging two facts that are actually distinct (which destroys a true fact)
-stays rare in every language.
+A labelled pair (text a, text b) is "the same fact" (label 1, or ``duplicate``), "distinct"
+(label 0, or ``related`` / ``unrelated``) or, in pymem's hand-written set, an ``update`` of the
+same slot. The rules that decide are pymem's own SQL (``pymem._decide`` for the sweep,
+``pymem.upsert_memory`` for the reported numbers): nothing of the rule is repeated here.
+
+* fit: on the *development* pairs, the grid point (``dedup_threshold``, ``dedup_term_change``)
+  that merges the most true paraphrases while merging at most ``max_false_merge - margin`` of
+  the distinct pairs in *every* language;
+* report: the false-merge rate (distinct pairs that end ``duplicate`` or ``superseded``) and the
+  merge recall of each language, on the development pairs and on evaluation pairs that the fit
+  never saw, through the real upsert path: store a, then upsert b.
+
+Everything runs in one transaction that is rolled back: the store is left as it was.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
 
-LABELS = ("duplicate", "update", "related", "unrelated")
-DISTINCT = ("related", "unrelated")
-NON_DUPLICATE = ("update", "related", "unrelated")
-MIN_TOPIC_SUPERSEDE = 0.3
 DEFAULT_PAIRS_PATH = Path(__file__).resolve().parent / "data" / "calibration_pairs.jsonl"
-
-# Slack for float noise when comparing counts and grid points: a cosine of 0.7 may come back
-# as 0.69999999 from float32 maths and must not push a threshold one step too far.
-_EPS = 1e-9
-_STEP = 1000  # thresholds live on a 0.001 grid
+SAME, UPDATE, DISTINCT = "same", "update", "distinct"
+_LABELS = {
+    "1": SAME,
+    "duplicate": SAME,
+    "0": DISTINCT,
+    "related": DISTINCT,
+    "unrelated": DISTINCT,
+    "update": UPDATE,
+}
+DEDUP_GRID = tuple(round(0.70 + 0.02 * i, 2) for i in range(15))  # 0.70 .. 0.98
+TERM_CHANGE_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+# The related band starts where the review queue still sees this share of the true
+# paraphrases that dedup leaves apart.
+REVIEW_RECALL = 0.8
 
 Embed = Callable[[list[str]], Any]
 
@@ -33,205 +49,236 @@ Embed = Callable[[list[str]], Any]
 @dataclass(frozen=True)
 class Pair:
     lang: str
-    label: str
+    label: str  # SAME, UPDATE or DISTINCT
     a: str
     b: str
+    source: str = ""
 
 
 @dataclass
 class Calibration:
     dedup_threshold: float
+    dedup_term_change: float
     supersede_threshold: float
     topic_supersede_threshold: float
-    report: dict[str, dict[str, Any]]
+    # report[set name][lang] -> counts and rates
+    report: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
-def load_pairs(path: str | Path | None = None) -> list[Pair]:
-    p = Path(path) if path is not None else DEFAULT_PAIRS_PATH
+def load_pairs(paths: Iterable[str | Path] | None = None) -> list[Pair]:
+    """Pairs from JSONL files (``a``, ``b``, ``label``, ``lang``); the bundled set by default."""
     pairs: list[Pair] = []
-    with p.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if row["label"] not in LABELS:
-                raise ValueError(f"{p}:{lineno}: unknown label {row['label']!r}")
-            pairs.append(Pair(row["lang"], row["label"], row["a"], row["b"]))
+    for path in paths or [DEFAULT_PAIRS_PATH]:
+        p = Path(path)
+        with p.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                label = _LABELS.get(str(row["label"]))
+                if label is None:
+                    raise ValueError(f"{p}:{lineno}: unknown label {row['label']!r}")
+                source = row.get("source") or p.stem
+                pairs.append(Pair(row["lang"], label, row["a"], row["b"], source))
     return pairs
 
 
-def pair_similarities(embed: Embed, pairs: Sequence[Pair]) -> np.ndarray:
+def _load_table(conn: psycopg.Connection, table: str, embed: Embed, pairs: Sequence[Pair]) -> None:
+    """A temp table of the pairs with their embeddings and cosine."""
     texts = sorted({t for p in pairs for t in (p.a, p.b)})
     index = {t: i for i, t in enumerate(texts)}
-    vecs = np.asarray(embed(texts), dtype=np.float64)
+    vecs = np.asarray(embed(texts), dtype=np.float32)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0.0, 1.0, norms)
-    a = vecs[[index[p.a] for p in pairs]]
-    b = vecs[[index[p.b] for p in pairs]]
-    return np.einsum("ij,ij->i", a, b)
-
-
-def _ceil3(x: float) -> float:
-    return min(1.0, math.ceil(x * _STEP - _EPS) / _STEP)
-
-
-def _floor3(x: float) -> float:
-    return math.floor(x * _STEP + _EPS) / _STEP
-
-
-def _false_merge_threshold(neg: np.ndarray, max_rate: float) -> float:
-    """Smallest 0.001-grid value t with mean(neg >= t) <= max_rate (capped at 1.0)."""
-    if neg.size == 0:
-        return 0.0
-    allowed = math.floor(max_rate * neg.size + _EPS)
-    if allowed >= neg.size:
-        return 0.0
-    # t must sit strictly above the (allowed+1)-th highest score, so that one stays out.
-    kth = float(np.sort(neg)[::-1][allowed])
-    t = _ceil3(kth)
-    while t < 1.0 and np.count_nonzero(neg >= t) > allowed:
-        t = min(1.0, round(t + 1 / _STEP, 3))
-    return t
-
-
-def _recall_threshold(pos: np.ndarray, recall: float) -> float:
-    """Largest 0.001-grid value t with mean(pos >= t) >= recall."""
-    if pos.size == 0:
-        return 1.0
-    needed = max(1, math.ceil(recall * pos.size - _EPS))
-    t = _floor3(float(np.sort(pos)[::-1][needed - 1]))
-    while t > 0.0 and np.count_nonzero(pos >= t) < needed:
-        t = round(t - 1 / _STEP, 3)
-    return t
-
-
-def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    if pos.size == 0 or neg.size == 0:
-        return float("nan")
-    diff = pos[:, None] - neg[None, :]
-    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
-
-
-def _rate(mask: np.ndarray) -> float:
-    return float(mask.mean()) if mask.size else float("nan")
-
-
-def fit_thresholds(
-    pairs: Sequence[Pair],
-    sims: Sequence[float] | np.ndarray,
-    max_false_merge: float = 0.05,
-    topic_recall: float = 0.90,
-) -> Calibration:
-    sims = np.asarray(sims, dtype=np.float64)
-    if sims.shape != (len(pairs),):
-        raise ValueError(f"expected {len(pairs)} similarities, got shape {sims.shape}")
-    labels = np.array([p.label for p in pairs])
-    langs_arr = np.array([p.lang for p in pairs])
-    langs = sorted(set(langs_arr.tolist()))
-
-    def sel(lang: str, wanted: Sequence[str]) -> np.ndarray:
-        return sims[(langs_arr == lang) & np.isin(labels, list(wanted))]
-
-    # Each language gets its own bound; the shared threshold is the strictest of them, since
-    # a merge that is safe in English can still destroy facts in Chinese.
-    own: dict[str, dict[str, float]] = {}
-    for lang in langs:
-        topic = min(
-            _recall_threshold(sel(lang, ["update"]), topic_recall),
-            _recall_threshold(sel(lang, ["duplicate"]), topic_recall),
+    conn.execute(
+        f"CREATE TEMP TABLE {table} (i int, lang text, label text, a text, b text,"
+        " ea vector, eb vector, sim float8 GENERATED ALWAYS AS (1 - (ea <=> eb)) STORED)"
+        " ON COMMIT DROP"
+    )
+    with conn.cursor() as cur:
+        cur.executemany(
+            f"INSERT INTO {table} (i, lang, label, a, b, ea, eb)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [
+                (i, p.lang, p.label, p.a, p.b, vecs[index[p.a]], vecs[index[p.b]])
+                for i, p in enumerate(pairs)
+            ],
         )
-        own[lang] = {
-            "dedup": _false_merge_threshold(sel(lang, NON_DUPLICATE), max_false_merge),
-            "supersede": _false_merge_threshold(sel(lang, DISTINCT), max_false_merge),
-            "topic": topic,
-        }
 
-    notes: list[str] = []
-    dedup = max((o["dedup"] for o in own.values()), default=1.0)
-    supersede = max((o["supersede"] for o in own.values()), default=1.0)
-    if supersede > dedup:
-        notes.append(
-            f"supersede bound {supersede:.3f} exceeds dedup {dedup:.3f}: supersede set to dedup,"
-            " so no pair is ever treated as an update without a topic match"
-        )
-        supersede = dedup
-    topic = min((o["topic"] for o in own.values()), default=supersede)
-    if topic < MIN_TOPIC_SUPERSEDE:
-        notes.append(
-            f"topic recall bound {topic:.3f} is below the floor; using {MIN_TOPIC_SUPERSEDE}"
-        )
-        topic = MIN_TOPIC_SUPERSEDE
-    if topic > supersede:
-        # A shared topic key is extra evidence, so it must never make superseding harder.
-        notes.append(f"topic bound {topic:.3f} exceeds supersede; clamped to {supersede:.3f}")
-        topic = supersede
 
+def _sweep(conn: psycopg.Connection, table: str, topic_supersede: float, trigram: float):
+    """Per grid point and language: pairs of each label merged by the write path's rules
+    (step 1, exact text, then pymem._judge of each pair's pymem._pair_evidence)."""
+    conn.execute(
+        f"CREATE TEMP TABLE {table}_evidence ON COMMIT DROP AS"
+        " SELECT p.lang, p.label, p.sim,"
+        " pymem._fingerprint(p.a) = pymem._fingerprint(p.b)"
+        " AND pymem._fact_markers(p.a) = pymem._fact_markers(p.b) AS exact, e.*"
+        f" FROM {table} AS p, LATERAL pymem._pair_evidence(p.a, p.b) AS e"
+    )
+    rows = conn.execute(
+        f"""
+        SELECT t, r, p.lang, p.label, count(*),
+            count(*) FILTER (WHERE p.exact OR j.action IN ('duplicate', 'superseded'))
+        FROM {table}_evidence AS p,
+            unnest(%s::float8[]) AS t,
+            unnest(%s::float8[]) AS r,
+            LATERAL pymem._judge(
+                p.trigram, p.same_markers, p.masked_equal, p.changed_terms, p.total_terms,
+                p.reordered, p.sim, NULL, t, least(t, 0.7), %s, %s, r, 'insert'
+            ) AS j
+        GROUP BY 1, 2, 3, 4
+        """,
+        (list(DEDUP_GRID), list(TERM_CHANGE_GRID), topic_supersede, trigram),
+    ).fetchall()
+    out: dict[tuple[float, float], dict[str, dict[str, list[int]]]] = {}
+    for t, r, lang, label, n, merged in rows:
+        cell = out.setdefault((round(t, 2), round(r, 2)), {}).setdefault(lang, {})
+        cell[label] = [n, merged]
+    return out
+
+
+def _rates(cell: dict[str, list[int]]) -> tuple[float, float]:
+    n_d, m_d = cell.get(DISTINCT, [0, 0])
+    n_s, m_s = cell.get(SAME, [0, 0])
+    return (m_d / n_d if n_d else 0.0, m_s / n_s if n_s else float("nan"))
+
+
+def choose(
+    sweep: dict[tuple[float, float], dict[str, dict[str, list[int]]]],
+    max_false_merge: float,
+) -> tuple[float, float]:
+    """The grid point with the best mean merge recall whose false-merge rate is at most
+    ``max_false_merge`` in every language; ties go to the stricter point."""
+    best: tuple[float, float, float] | None = None
+    for (t, r), by_lang in sorted(sweep.items(), key=lambda kv: (-kv[0][0], kv[0][1])):
+        rates = [_rates(cell) for cell in by_lang.values()]
+        if any(fmr > max_false_merge for fmr, _ in rates):
+            continue
+        recall = float(np.nanmean([rec for _, rec in rates]))
+        if best is None or recall > best[0] + 1e-12:
+            best = (recall, t, r)
+    if best is None:
+        return 1.0, 0.0
+    return best[1], best[2]
+
+
+def _review_band(conn: psycopg.Connection, table: str, dedup: float) -> float:
+    """Cosine above which REVIEW_RECALL of the same-fact pairs left apart still land."""
+    (value,) = conn.execute(
+        f"SELECT percentile_disc(%s) WITHIN GROUP (ORDER BY sim) FROM {table}"
+        " WHERE label = %s AND sim < %s",
+        (1 - REVIEW_RECALL, SAME, dedup),
+    ).fetchone()
+    return dedup if value is None else min(dedup, math.floor(value * 100) / 100)
+
+
+def upsert_report(
+    conn: psycopg.Connection, table: str, cal: Calibration
+) -> dict[str, dict[str, Any]]:
+    """Store a, upsert b (one user per pair) through pymem.upsert_memory; rates per language."""
+    conn.execute(
+        "UPDATE pymem.settings SET dedup_threshold = %s, supersede_threshold = %s,"
+        " topic_supersede_threshold = %s, dedup_term_change = %s, on_related = 'review'",
+        (
+            cal.dedup_threshold,
+            cal.supersede_threshold,
+            cal.topic_supersede_threshold,
+            cal.dedup_term_change,
+        ),
+    )
+    user = f"'pymem-calibrate:{table}:' || p.i"
+    conn.execute(
+        f"SELECT u.action FROM {table} AS p, LATERAL pymem.upsert_memory({user}, p.a, p.ea) AS u"
+    )
+    rows = conn.execute(
+        f"""
+        SELECT p.lang, p.label, count(*),
+            count(*) FILTER (WHERE u.action IN ('duplicate', 'superseded')),
+            count(*) FILTER (WHERE u.action = 'inserted' AND u.matched_id IS NOT NULL)
+        FROM {table} AS p, LATERAL pymem.upsert_memory({user}, p.b, p.eb) AS u
+        GROUP BY 1, 2
+        """
+    ).fetchall()
     report: dict[str, dict[str, Any]] = {}
-    for lang in langs:
-        dup = sel(lang, ["duplicate"])
-        upd = sel(lang, ["update"])
-        dist = sel(lang, DISTINCT)
-        nondup = sel(lang, NON_DUPLICATE)
-        report[lang] = {
-            "n": {
-                lab: int(np.count_nonzero((langs_arr == lang) & (labels == lab))) for lab in LABELS
-            },
-            "own_dedup_threshold": own[lang]["dedup"],
-            "own_supersede_threshold": own[lang]["supersede"],
-            "own_topic_supersede_threshold": own[lang]["topic"],
-            "false_merge_distinct": _rate(dist >= supersede),
-            "false_merge_nonduplicate": _rate(nondup >= dedup),
-            "duplicate_recall": _rate(dup >= dedup),
-            "update_recall": _rate((upd >= supersede) & (upd < dedup)),
-            "topic_recall_update": _rate(upd >= topic),
-            "topic_recall_duplicate": _rate(dup >= topic),
-            "auc_duplicate_vs_distinct": _auc(dup, dist),
-        }
-    return Calibration(dedup, supersede, topic, report, notes)
+    for lang, label, n, merged, reviewed in rows:
+        r = report.setdefault(lang, {})
+        r[f"n_{label}"] = n
+        r[f"merged_{label}"] = merged / n
+        r[f"reviewed_{label}"] = reviewed / n
+    for r in report.values():
+        r["false_merge_rate"] = r.get(f"merged_{DISTINCT}", 0.0)
+        r["merge_recall"] = r.get(f"merged_{SAME}", float("nan"))
+    return report
+
+
+def calibrate(
+    conn: psycopg.Connection,
+    embed: Embed,
+    dev: Sequence[Pair],
+    evaluation: dict[str, Sequence[Pair]],
+    *,
+    max_false_merge: float = 0.05,
+    margin: float = 0.02,
+) -> Calibration:
+    """Fit on ``dev``, report on ``dev`` and on each evaluation set, in a rolled-back
+    transaction of ``conn`` (a migrated store of the embedder's dimension)."""
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    settings = conn.execute(
+        "SELECT topic_supersede_threshold, trigram_threshold FROM pymem.settings"
+    ).fetchone()
+    topic_supersede, trigram = settings
+    try:
+        with conn.transaction():
+            _load_table(conn, "calibration_dev", embed, dev)
+            dedup, term_change = choose(
+                _sweep(conn, "calibration_dev", topic_supersede, trigram),
+                max_false_merge - margin,
+            )
+            cal = Calibration(
+                dedup_threshold=dedup,
+                dedup_term_change=term_change,
+                supersede_threshold=_review_band(conn, "calibration_dev", dedup),
+                topic_supersede_threshold=min(topic_supersede, dedup),
+            )
+            cal.report["dev"] = upsert_report(conn, "calibration_dev", cal)
+            for n, (name, pairs) in enumerate(evaluation.items()):
+                table = f"calibration_eval_{n}"
+                _load_table(conn, table, embed, pairs)
+                cal.report[name] = upsert_report(conn, table, cal)
+            raise _Rollback
+    except _Rollback:
+        pass
+    return cal
+
+
+class _Rollback(Exception):
+    pass
 
 
 def format_report(cal: Calibration) -> str:
-    langs = list(cal.report)
-    rows: list[tuple[str, list[str]]] = []
-
-    def add(name: str, key: str, fmt: Callable[[Any], str]) -> None:
-        rows.append((name, [fmt(cal.report[lang][key]) for lang in langs]))
-
-    def pct(x: float) -> str:
-        return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
-
-    for lab in LABELS:
-        rows.append((f"pairs: {lab}", [str(cal.report[lang]["n"][lab]) for lang in langs]))
-    add("false merge, distinct >= supersede", "false_merge_distinct", pct)
-    add("false merge, non-dup >= dedup", "false_merge_nonduplicate", pct)
-    add("duplicate recall (>= dedup)", "duplicate_recall", pct)
-    add("update recall [supersede, dedup)", "update_recall", pct)
-    add("same-topic recall, update", "topic_recall_update", pct)
-    add("same-topic recall, duplicate", "topic_recall_duplicate", pct)
-    add("ROC AUC duplicate vs distinct", "auc_duplicate_vs_distinct", lambda x: f"{x:.3f}")
-    add("this language alone: dedup", "own_dedup_threshold", lambda x: f"{x:.3f}")
-    add("this language alone: supersede", "own_supersede_threshold", lambda x: f"{x:.3f}")
-    add("this language alone: topic", "own_topic_supersede_threshold", lambda x: f"{x:.3f}")
-
-    width = max(len(name) for name, _ in rows)
     lines = [
-        f"dedup_threshold            = {cal.dedup_threshold:.3f}",
-        f"supersede_threshold        = {cal.supersede_threshold:.3f}",
+        f"dedup_threshold            = {cal.dedup_threshold:.2f}",
+        f"dedup_term_change          = {cal.dedup_term_change:.2f}",
+        f"supersede_threshold        = {cal.supersede_threshold:.2f}  (start of the review band)",
         f"topic_supersede_threshold  = {cal.topic_supersede_threshold:.3f}",
         "",
-        f"{'':<{width}}  " + "  ".join(f"{lang:>8}" for lang in langs),
+        f"{'set':<22} {'lang':<4} {'distinct':>8} {'false merges':>12} {'same':>6}"
+        f" {'merged':>7} {'queued':>7}",
     ]
-    lines += [f"{name:<{width}}  " + "  ".join(f"{v:>8}" for v in vals) for name, vals in rows]
+
+    def pct(x: float) -> str:
+        return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
+
+    for name, by_lang in cal.report.items():
+        for lang, r in sorted(by_lang.items()):
+            lines.append(
+                f"{name:<22} {lang:<4} {r.get(f'n_{DISTINCT}', 0):>8}"
+                f" {pct(r['false_merge_rate']):>12} {r.get(f'n_{SAME}', 0):>6}"
+                f" {pct(r['merge_recall']):>7} {pct(r.get(f'reviewed_{SAME}', float('nan'))):>7}"
+            )
     lines += [f"note: {n}" for n in cal.notes]
     return "\n".join(lines)
-
-
-def calibrate(embed: Embed | None = None) -> Calibration:
-    """Fit thresholds on the packaged pairs; the bundled embedder by default."""
-    if embed is None:
-        from pymem.embedder import default_embedder
-
-        embed = default_embedder()
-    pairs = load_pairs()
-    return fit_thresholds(pairs, pair_similarities(embed, pairs))

@@ -81,6 +81,18 @@ class UnsupportedIsolation(PymemError):
     sqlstate = "PM014"
 
 
+class NoPendingReview(PymemError):
+    """resolve_review: the memory has no open review."""
+
+    sqlstate = "PM015"
+
+
+class InvalidDecision(PymemError):
+    """resolve_review: the decision is not keep_both, supersede or duplicate."""
+
+    sqlstate = "PM016"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 

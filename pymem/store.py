@@ -38,6 +38,7 @@ class UpsertResult:
     action: str
     similarity: float | None
     matched_id: UUID | None
+    rule: str
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,16 @@ class BatchResult:
     action: str
     similarity: float | None
     matched_id: UUID | None
+    rule: str
 
 
 @dataclass
 class MemoryItem:
-    """One item of :meth:`MemoryStore.upsert_many`; plain dicts work too."""
+    """One item of :meth:`MemoryStore.upsert_many`; plain dicts work too.
+
+    Its fields are the attributes of the SQL type ``pymem.memory_item`` (a test
+    holds the two equal); None means the store's default.
+    """
 
     content: str
     embedding: Embedding
@@ -65,7 +71,26 @@ class MemoryItem:
     canonical: str | None = None
     valid_until: datetime | str | None = None
     decay_rate: float | None = None
+    contacts: Sequence[str] | None = None
+    dedup_threshold: float | None = None
+    supersede_threshold: float | None = None
+    on_related: str | None = None
+    # keys sent as they are (the server names any it does not know)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Review:
+    review_id: UUID
+    cause: str
+    memory_id: UUID | None
+    matched_id: UUID | None
+    fact_key: str | None
+    similarity: float | None
+    note: str | None
+    created_at: datetime
+    content: str | None
+    matched_content: str | None
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,7 @@ class Settings:
     recall_state_boost: float
     goal_overlap_threshold: float
     on_related: str
+    dedup_term_change: float
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
@@ -236,6 +262,8 @@ class MemoryStore:
         decay_rate: float | None = None,
         dedup_threshold: float | None = None,
         supersede_threshold: float | None = None,
+        on_related: str | None = None,
+        contacts: Sequence[str] | None = None,
     ) -> UpsertResult:
         """``pymem.upsert_memory``: insert, or recognise a duplicate or an update."""
         (row,) = self._rows(
@@ -243,7 +271,8 @@ class MemoryStore:
             "SELECT * FROM pymem.upsert_memory(%s, %s, %s, %s,"
             " importance => %s, source => %s, pinned => %s, metadata => %s,"
             " details => %s, topic => %s, canonical => %s, valid_until => %s,"
-            " decay_rate => %s, dedup_threshold => %s, supersede_threshold => %s)",
+            " decay_rate => %s, dedup_threshold => %s, supersede_threshold => %s,"
+            " on_related => %s, contacts => %s)",
             (
                 user_id,
                 content,
@@ -260,6 +289,8 @@ class MemoryStore:
                 decay_rate,
                 dedup_threshold,
                 supersede_threshold,
+                on_related,
+                list(contacts) if contacts is not None else None,
             ),
         )
         return row
@@ -271,14 +302,34 @@ class MemoryStore:
         *,
         dedup_threshold: float | None = None,
         supersede_threshold: float | None = None,
+        on_related: str | None = None,
     ) -> list[BatchResult]:
         """``pymem.upsert_memories``: a batch in one call, one row per item."""
         return self._rows(
             BatchResult,
             "SELECT * FROM pymem.upsert_memories(%s, %s,"
-            " dedup_threshold => %s, supersede_threshold => %s)",
-            (user_id, Jsonb([_item_json(i) for i in items]), dedup_threshold, supersede_threshold),
+            " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
+            (
+                user_id,
+                Jsonb([_item_json(i) for i in items]),
+                dedup_threshold,
+                supersede_threshold,
+                on_related,
+            ),
         )
+
+    # -- the review queue ----------------------------------------------------
+
+    def pending_reviews(self, user_id: str) -> list[Review]:
+        """``pymem.pending_reviews``: related pairs and conflicts waiting for the app."""
+        return self._rows(Review, "SELECT * FROM pymem.pending_reviews(%s)", (user_id,))
+
+    def resolve_review(self, user_id: str, memory_id: UUID | str, decision: str) -> UUID:
+        """``pymem.resolve_review``: keep_both, supersede or duplicate; the survivor's id."""
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(
+                "SELECT pymem.resolve_review(%s, %s::uuid, %s)", (user_id, str(memory_id), decision)
+            ).fetchone()[0]
 
     # -- read path and decay ---------------------------------------------------
 

@@ -3,8 +3,34 @@
 -- and their overlap. Normalization and fingerprints live in migration
 -- 0001, because stored generated columns are computed from them.
 
--- Numbers, dates (month and weekday names, 今天/明天, 周一) and
--- negations of a text. Two texts whose markers differ state
+-- What counts as a value in a statement: numbers (7.2, 15:00, 3), Chinese
+-- numerals, weekdays, month names and relative days. One pattern serves
+-- the markers (values must match for a duplicate) and the masking (a
+-- statement equal up to its values is that statement's new value).
+CREATE OR REPLACE FUNCTION pymem._value_pattern()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN '[0-9]+(?:[.,:][0-9]+)*'
+|| '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
+|| '|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+'
+|| '|\m(?:january|february|march|april|june|july|august|september|october'
+|| '|november|december|monday|tuesday|wednesday|thursday|friday|saturday'
+|| '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening)\M';
+
+CREATE OR REPLACE FUNCTION pymem._negated(content text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN
+pymem._strip_intensifiers(content)
+~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
+OR regexp_replace(
+    pymem._strip_intensifiers(content),
+    '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
+) ~ '[不没沒别別无無未]';
+
+-- The values and negation of a text. Two texts whose markers differ state
 -- different facts however close their embeddings ("meeting at 3pm" vs
 -- "meeting at 4pm", "likes cats" vs "doesn't like cats").
 CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
@@ -15,26 +41,111 @@ RETURN array(
     SELECT DISTINCT m.marker
     FROM (
         SELECT (regexp_matches(
-            pymem._strip_intensifiers(content),
-            '[0-9]+(?:[.,:][0-9]+)*'
-            || '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
-            || '|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+'
-            || '|\m(?:january|february|march|april|june|july|august|september|october'
-            || '|november|december|monday|tuesday|wednesday|thursday|friday|saturday'
-            || '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening)\M',
-            'g'
+            pymem._strip_intensifiers(content), pymem._value_pattern(), 'g'
         ))[1] AS marker
         UNION ALL
         SELECT 'NOT'
-        WHERE
-            pymem._strip_intensifiers(content)
-            ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
-            OR regexp_replace(
-                pymem._strip_intensifiers(content),
-                '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
-            ) ~ '[不没沒别別无無未]'
+        WHERE pymem._negated(content)
     ) AS m
     ORDER BY m.marker
+);
+
+-- The text with every value replaced by 0, normalized: "My A1C is 7.2%"
+-- and "my A1C is 6.8 %" both give "mya0cis0" ('0' survives normalizing,
+-- and no digit is left to be confused with it). Equal masks with
+-- different markers are one statement with a new value.
+CREATE OR REPLACE FUNCTION pymem._mask_values(content text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN pymem._normalize(
+    regexp_replace(pymem._strip_intensifiers(content), pymem._value_pattern(), '0', 'g')
+);
+
+-- Content terms in order of first occurrence, for "did the wording change
+-- a key term, or the order of the terms?": English words (minus function
+-- words, with plural and -ing/-ed endings cut) and single Chinese
+-- characters (minus particles, pronouns and question words). Values and
+-- negation are left to the markers.
+CREATE OR REPLACE FUNCTION pymem._content_terms(content text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN array(
+    SELECT t.term
+    FROM (
+        SELECT
+            w.n,
+            CASE
+                WHEN length(w.m[1]) > 4 THEN regexp_replace(w.m[1], '(ing|ed|es|s)$', '')
+                ELSE w.m[1]
+            END AS term
+        FROM
+            regexp_matches(
+                regexp_replace(pymem._strip_intensifiers(content), '''[a-z]*', '', 'g'),
+                '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]', 'g'
+            ) WITH ORDINALITY AS w (m, n)
+        WHERE w.m[1] NOT IN (
+            'the', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for',
+            'with', 'from', 'into', 'about', 'as', 'is', 'am', 'are', 'was', 'were', 'be',
+            'been', 'being', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would',
+            'can', 'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'this',
+            'that', 'these', 'those', 'there', 'here', 'he', 'she', 'they', 'we', 'you', 'me',
+            'him', 'her', 'them', 'us', 'my', 'your', 'his', 'our', 'their', 'what', 'which',
+            'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'if', 'than', 'then',
+            'also', 'just', 'any', 'some', 'all', 'user', 'users', 'one', 'get', 'got',
+            -- negation is the markers' business
+            'not', 'no', 'never', 'none', 'nothing', 'nobody', 'without', 'cannot'
+        )
+        AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
+        AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
+    ) AS t
+    GROUP BY t.term
+    ORDER BY min(t.n)
+);
+
+-- How the wording of b differs from a in content terms: how many terms
+-- only one side has (changed), how many terms there are in all (total),
+-- and whether the shared terms come in another order
+-- ("学生喜欢什么样的老师" / "老师喜欢什么样的学生",
+-- "flights from Denver to Boston" / "... from Boston to Denver").
+CREATE OR REPLACE FUNCTION pymem._term_difference(
+    a text, b text, OUT changed integer, OUT total integer, OUT reordered boolean
+)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN (
+    SELECT
+        row(
+            cardinality(array(
+                SELECT unnest(t.a)
+                EXCEPT
+                SELECT unnest(t.b)
+            ))
+            + cardinality(array(
+                SELECT unnest(t.b)
+                EXCEPT
+                SELECT unnest(t.a)
+            )),
+            cardinality(array(
+                SELECT unnest(t.a)
+                UNION
+                SELECT unnest(t.b)
+            )),
+            array(
+                SELECT x FROM unnest(t.a) AS x
+                WHERE x = any(t.b)
+            )
+            <> array(
+                SELECT x FROM unnest(t.b) AS x
+                WHERE x = any(t.a)
+            )
+        )
+    FROM (
+        SELECT
+            pymem._content_terms(a) AS a,
+            pymem._content_terms(b) AS b
+    ) AS t
 );
 
 -- Lexical tokens of a query: ASCII words of 3+ letters (minus common

@@ -1,11 +1,15 @@
 -- The write path: store a fact unless the user already has it.
--- Decision (docs/sql-api.md, "How upsert decides"):
---   duplicate  same normalized text or canonical statement, or a close
---              embedding / near-identical text with the same numbers and
---              negations: the existing memory is reinforced;
---   superseded a weaker match on the same subject: the memory takes the
---              new content in place, the old one goes to memory_versions;
---   inserted   otherwise.
+-- Decision (docs/sql-api.md, "How upsert decides"), precision first: a
+-- wrong merge loses a true fact, a missed one only costs a row.
+--   duplicate  the same canonical statement, the same normalized text, a
+--              near-identical text, or a close embedding that swaps no key
+--              term; never when numbers, dates or negation differ;
+--   superseded evidence of the same slot: the same topic, the same goal
+--              metric, or the same statement with another value;
+--   inserted   otherwise; a neighbour in the related band is returned in
+--              matched_id and, by default, queued for the app's review.
+-- Deciding (pymem._decide, pymem._match: no writes) is apart from writing
+-- (pymem._apply), so that calibration and benchmarks run the same rules.
 
 -- Reinforce memories that were mentioned again: the one code path for
 -- touch() and for a duplicate upsert. Resets the decay clock, revives
@@ -82,225 +86,421 @@ BEGIN
 END;
 $$;
 
--- One item, already under the user's lock. label prefixes error
--- messages ("item 3: ...") so a batch names the item at fault.
-CREATE OR REPLACE FUNCTION pymem._upsert(
-    user_id text,
-    content text,
-    embedding vector,
-    kind text,
-    importance double precision,
-    source text,
-    pinned boolean,
-    metadata jsonb,
-    details jsonb,
-    topic text,
-    canonical text,
-    valid_until timestamptz,
-    decay_rate double precision,
+-- An item checked and completed with its defaults: the one place where
+-- a write's fields are validated and defaulted, for upsert_memory and for
+-- every batch item. label prefixes messages ("item 3: ...").
+CREATE OR REPLACE FUNCTION pymem._prepare_item(
+    item pymem.memory_item, cfg pymem.settings, label text DEFAULT ''
+)
+RETURNS pymem.memory_item
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_kind pymem.kinds;
+BEGIN
+    PERFORM pymem._check_content(item.content, cfg.max_content_chars, label || 'content');
+    PERFORM pymem._check_embedding(item.embedding, cfg.embedding_dimensions, label || 'embedding');
+    item.kind := coalesce(item.kind, 'fact');
+    v_kind := pymem._kind(item.kind, label);
+    item.importance := coalesce(item.importance, 0.5);
+    PERFORM pymem._check_fraction(item.importance, label || 'importance');
+    item.source := coalesce(item.source, 'stated');
+    PERFORM pymem._check_source(item.source, label);
+    item.pinned := coalesce(item.pinned, false);
+    item.metadata := coalesce(item.metadata, '{}');
+    item.details := coalesce(item.details, '{}');
+    IF jsonb_typeof(item.details) <> 'object' OR jsonb_typeof(item.metadata) <> 'object' THEN
+        RAISE EXCEPTION '%details and metadata must be JSON objects, got % and %', label,
+            jsonb_typeof(item.details), jsonb_typeof(item.metadata)
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF item.decay_rate IS NOT NULL
+        AND NOT (item.decay_rate >= 0 AND item.decay_rate < 'infinity') THEN
+        RAISE EXCEPTION '%decay_rate must be a finite number >= 0, got %', label, item.decay_rate
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF item.canonical IS NOT NULL THEN
+        PERFORM pymem._check_content(item.canonical, cfg.max_content_chars, label || 'canonical');
+    END IF;
+    item.dedup_threshold := coalesce(item.dedup_threshold, cfg.dedup_threshold);
+    item.supersede_threshold := coalesce(item.supersede_threshold, cfg.supersede_threshold);
+    PERFORM pymem._check_thresholds(item.dedup_threshold, item.supersede_threshold);
+    item.on_related := coalesce(item.on_related, cfg.on_related);
+    IF item.on_related NOT IN ('review', 'supersede', 'insert') THEN
+        RAISE EXCEPTION '%on_related must be review, supersede or insert, got %', label,
+            quote_literal(item.on_related)
+            USING ERRCODE = 'PM010';
+    END IF;
+    IF item.valid_until IS NULL AND v_kind.default_lifetime IS NOT NULL THEN
+        item.valid_until := now() + v_kind.default_lifetime;
+    END IF;
+    -- names of people the memory is about: blanks dropped, each name once
+    item.contacts := array(
+        SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''
+    );
+    RETURN item;
+END;
+$$;
+
+-- The evidence two statements give about each other, threshold-free (the
+-- costly part of a decision: regexes and term lists).
+CREATE OR REPLACE FUNCTION pymem._pair_evidence(
+    old_content text,
+    new_content text,
+    OUT trigram double precision,
+    OUT same_markers boolean,
+    OUT masked_equal boolean,
+    OUT changed_terms integer,
+    OUT total_terms integer,
+    OUT reordered boolean
+)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    -- pg_trgm ignores case and punctuation itself
+    trigram := public.similarity(old_content, new_content);
+    same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
+    masked_equal := NOT same_markers
+        AND pymem._mask_values(old_content) = pymem._mask_values(new_content);
+    SELECT d.changed, d.total, d.reordered INTO changed_terms, total_terms, reordered
+    FROM pymem._term_difference(old_content, new_content) AS d;
+END;
+$$;
+
+-- The rules of the header applied to the evidence of a pair and the
+-- thresholds. action: duplicate, superseded, related (in the band, no
+-- evidence of the same slot) or NULL (unrelated); rule: which rule
+-- decided. Cheap and pure, so that calibration sweeps thresholds with it.
+CREATE OR REPLACE FUNCTION pymem._judge(
+    trigram double precision,
+    same_markers boolean,
+    masked_equal boolean,
+    changed_terms integer,
+    total_terms integer,
+    reordered boolean,
+    similarity double precision,
+    same_topic boolean,
     dedup_threshold double precision,
     supersede_threshold double precision,
+    topic_supersede_threshold double precision,
+    trigram_threshold double precision,
+    term_change double precision,
+    on_related text,
+    OUT action text,
+    OUT rule text
+)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    -- a duplicate needs the same values, and a wording that changed few
+    -- content terms and not their order ("A manages B" / "B manages A")
+    IF same_markers AND NOT reordered AND changed_terms <= term_change * total_terms THEN
+        IF trigram >= trigram_threshold THEN
+            action := 'duplicate';
+            rule := 'near-identical text';
+            RETURN;
+        ELSIF similarity >= dedup_threshold AND same_topic IS NOT TRUE THEN
+            action := 'duplicate';
+            rule := 'close embedding, same terms';
+            RETURN;
+        END IF;
+    END IF;
+    IF masked_equal AND similarity >= supersede_threshold THEN
+        action := 'superseded';
+        rule := 'same statement, new value';
+    ELSIF same_topic AND similarity >= topic_supersede_threshold THEN
+        action := 'superseded';
+        rule := 'same topic';
+    ELSIF similarity >= supersede_threshold AND on_related = 'supersede' THEN
+        action := 'superseded';
+        rule := 'related band (on_related = supersede)';
+    ELSIF similarity >= supersede_threshold THEN
+        action := 'related';
+        rule := 'related band, no evidence of the same slot';
+    END IF;
+END;
+$$;
+
+-- How an existing memory relates to a new statement: _judge of their
+-- _pair_evidence, skipping the evidence when nothing could decide.
+CREATE OR REPLACE FUNCTION pymem._decide(
+    old_content text,
+    new_content text,
+    similarity double precision,
+    same_topic boolean,
+    dedup_threshold double precision,
+    supersede_threshold double precision,
+    topic_supersede_threshold double precision,
+    trigram_threshold double precision,
+    term_change double precision,
+    on_related text DEFAULT 'review',
+    OUT action text,
+    OUT rule text
+)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_evidence record;
+BEGIN
+    -- the trigram alone first: most neighbours are far and unlike
+    IF similarity < supersede_threshold
+        AND NOT (same_topic AND similarity >= topic_supersede_threshold)
+        AND public.similarity(old_content, new_content) < trigram_threshold THEN
+        RETURN;
+    END IF;
+    v_evidence := pymem._pair_evidence(old_content, new_content);
+    SELECT j.action, j.rule INTO action, rule
+    FROM pymem._judge(
+        v_evidence.trigram, v_evidence.same_markers, v_evidence.masked_equal,
+        v_evidence.changed_terms, v_evidence.total_terms, v_evidence.reordered,
+        similarity, same_topic, dedup_threshold, supersede_threshold,
+        topic_supersede_threshold, trigram_threshold, term_change, on_related
+    ) AS j;
+END;
+$$;
+
+-- The decision for one prepared item, without writing anything:
+-- action (duplicate, superseded, inserted), target (the memory that is
+-- reinforced or superseded), matched_id and similarity (also the
+-- related neighbour of an insert), and the rule that decided.
+CREATE OR REPLACE FUNCTION pymem._match(
+    user_id text,
+    item pymem.memory_item,
     cfg pymem.settings,
-    label text DEFAULT '',
+    OUT action text,
+    OUT target_id uuid,
+    OUT matched_id uuid,
+    OUT similarity double precision,
+    OUT rule text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_candidate record;
+    v_decision record;
+    v_canonical_fingerprint uuid := pymem._fingerprint(item.canonical);
+BEGIN
+    action := 'inserted';
+    -- 1. The same canonical statement, or the same normalized text with
+    -- the same markers (normalizing drops the point of "3.5 kg").
+    -- Consolidated fragments count: a fact already absorbed is not stored
+    -- again; it reinforces the live record it was consolidated into.
+    SELECT m.id, 1 - (m.embedding <=> item.embedding) AS sim,
+        m.canonical_fingerprint = v_canonical_fingerprint AS by_canonical
+    INTO v_candidate
+    FROM pymem.memories AS m
+    WHERE m.user_id = _match.user_id
+        AND m.kind = item.kind
+        AND m.deleted_at IS NULL
+        AND (
+            m.canonical_fingerprint = v_canonical_fingerprint
+            OR (
+                m.fingerprint = pymem._fingerprint(item.content)
+                AND pymem._fact_markers(m.content) = pymem._fact_markers(item.content)
+            )
+        )
+    ORDER BY m.consolidated_into IS NULL DESC, m.created_at
+    LIMIT 1;
+    IF found THEN
+        target_id := pymem._live_record(user_id, v_candidate.id);
+        IF target_id IS NOT NULL THEN
+            action := 'duplicate';
+            matched_id := v_candidate.id;
+            similarity := v_candidate.sim;
+            rule := CASE WHEN v_candidate.by_canonical
+                THEN 'same canonical statement' ELSE 'same normalized text' END;
+            RETURN;
+        END IF;
+    END IF;
+
+    IF item.kind = 'goal' THEN
+        -- 2a. Goals: the same metric with enough word overlap is one goal
+        -- (sql/35_goals.sql); never queued for review.
+        SELECT * INTO v_candidate FROM pymem._same_goal(
+            user_id, item.content, item.embedding, item.topic, cfg.goal_overlap_threshold
+        );
+        IF v_candidate.memory_id IS NOT NULL THEN
+            action := 'superseded';
+            target_id := v_candidate.memory_id;
+            matched_id := v_candidate.memory_id;
+            similarity := v_candidate.similarity;
+            rule := format('same goal (%s)', array_to_string(v_candidate.metrics, ', '));
+        END IF;
+        RETURN;
+    END IF;
+
+    -- 2. Exact nearest neighbours among the live memories of this user and
+    -- kind (btree on user_id: no ANN misses). A duplicate anywhere in the
+    -- nearest 8 wins over a supersede; the closest related one is kept.
+    FOR v_candidate IN
+        SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding) AS sim
+        FROM pymem.memories AS m
+        WHERE m.user_id = _match.user_id
+            AND m.kind = item.kind
+            AND m.consolidated_into IS NULL
+            AND m.deleted_at IS NULL
+            -- different topics are different subjects, whatever the vectors say
+            AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+        ORDER BY m.embedding <=> item.embedding
+        LIMIT 8
+    LOOP
+        v_decision := pymem._decide(
+            v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
+            item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
+            cfg.trigram_threshold, cfg.dedup_term_change, item.on_related
+        );
+        CONTINUE WHEN v_decision.action IS NULL;
+        IF v_decision.action = 'duplicate' THEN
+            action := 'duplicate';
+            target_id := v_candidate.id;
+            matched_id := v_candidate.id;
+            similarity := v_candidate.sim;
+            rule := v_decision.rule;
+            RETURN;
+        ELSIF action = 'inserted' AND target_id IS NULL
+            AND v_decision.action = 'superseded' THEN
+            action := 'superseded';
+            target_id := v_candidate.id;
+            matched_id := v_candidate.id;
+            similarity := v_candidate.sim;
+            rule := v_decision.rule;
+        ELSIF matched_id IS NULL AND v_decision.action = 'related' THEN
+            matched_id := v_candidate.id;
+            similarity := v_candidate.sim;
+            rule := v_decision.rule;
+        END IF;
+    END LOOP;
+    IF action = 'superseded' THEN
+        RETURN;
+    END IF;
+    IF matched_id IS NULL THEN
+        rule := 'no close memory';
+    END IF;
+END;
+$$;
+
+-- Writes what _match decided, under the caller's per-user lock.
+-- Returns the memory that now holds the fact.
+CREATE OR REPLACE FUNCTION pymem._apply(
+    user_id text,
+    item pymem.memory_item,
+    action text,
+    target_id uuid,
+    similarity double precision,
+    rule text
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_id uuid;
+BEGIN
+    IF action = 'duplicate' THEN
+        -- new detail keys are a recorded change, not a hand edit
+        PERFORM pymem._set_change_reason('duplicate: details merged');
+        PERFORM pymem._reinforce(
+            user_id, ARRAY[target_id], true, item.importance, item.source, item.pinned,
+            item.details, item.metadata, item.valid_until
+        );
+        PERFORM pymem._set_change_reason(NULL);
+        RETURN target_id;
+    END IF;
+    IF action = 'superseded' THEN
+        PERFORM pymem._set_change_reason(format(
+            'superseded: %s, similarity %s to the new content',
+            rule, round(similarity::numeric, 4)
+        ));
+        PERFORM pymem._supersede(user_id, target_id, item);
+        PERFORM pymem._set_change_reason(NULL);
+        RETURN target_id;
+    END IF;
+    INSERT INTO pymem.memories AS m (
+        user_id, kind, content, canonical, topic, embedding, importance,
+        decay_rate, source, pinned, details, metadata, valid_until
+    ) VALUES (
+        user_id, item.kind, item.content, item.canonical, item.topic, item.embedding,
+        item.importance, item.decay_rate, item.source, item.pinned, item.details,
+        item.metadata, item.valid_until
+    )
+    RETURNING m.id INTO v_id;
+    RETURN v_id;
+END;
+$$;
+
+-- A memory takes a new statement in place (same id, links survive); the
+-- history trigger keeps the old one. Shared by upsert and resolve_review.
+CREATE OR REPLACE FUNCTION pymem._supersede(
+    user_id text, memory_id uuid, item pymem.memory_item
+)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    UPDATE pymem.memories AS m
+    SET content = item.content,
+        embedding = item.embedding,
+        -- the old canonical statement described the old content
+        canonical = item.canonical,
+        topic = coalesce(item.topic, m.topic),
+        -- structured facts only grow; a new value of a key wins
+        details = m.details || item.details,
+        metadata = m.metadata || item.metadata,
+        importance = greatest(m.importance, item.importance),
+        source = pymem._stronger_source(m.source, item.source),
+        pinned = m.pinned OR item.pinned,
+        valid_until = item.valid_until,
+        decay_rate = coalesce(item.decay_rate, m.decay_rate),
+        last_access_at = greatest(m.last_access_at, now()),
+        mention_count = m.mention_count + 1,
+        tier = 'hot'
+    WHERE m.user_id = _supersede.user_id AND m.id = _supersede.memory_id;
+END;
+$$;
+
+-- One prepared item, under the user's lock: decide, write, queue a
+-- related pair for review, link the people it names.
+CREATE OR REPLACE FUNCTION pymem._upsert_item(
+    user_id text,
+    item pymem.memory_item,
+    cfg pymem.settings,
     OUT memory_id uuid,
     OUT action text,
     OUT similarity double precision,
-    OUT matched_id uuid
+    OUT matched_id uuid,
+    OUT rule text
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_kind pymem.kinds;
-    v_dedup double precision := coalesce(dedup_threshold, cfg.dedup_threshold);
-    v_supersede double precision := coalesce(supersede_threshold, cfg.supersede_threshold);
-    v_fingerprint uuid;
-    v_canonical_fingerprint uuid;
-    v_markers text [];
-    v_valid_until timestamptz := valid_until;
-    v_target uuid;
-    v_candidate record;
-    v_same_markers boolean;
-    v_near_text boolean;
-    v_same_topic boolean;
-    v_dup_id uuid;
-    v_dup_sim double precision;
-    v_sup_id uuid;
-    v_sup_sim double precision;
-    v_sup_reason text;
+    v_match record;
 BEGIN
-    PERFORM pymem._check_content(content, cfg.max_content_chars, label || 'content');
-    PERFORM pymem._check_embedding(embedding, cfg.embedding_dimensions, label || 'embedding');
-    v_kind := pymem._kind(kind, label);
-    IF importance IS NULL THEN
-        RAISE EXCEPTION '%importance must be between 0 and 1, got NULL', label
-            USING ERRCODE = 'PM006';
+    v_match := pymem._match(user_id, item, cfg);
+    memory_id := pymem._apply(
+        user_id, item, v_match.action, v_match.target_id, v_match.similarity, v_match.rule
+    );
+    action := v_match.action;
+    similarity := v_match.similarity;
+    matched_id := v_match.matched_id;
+    rule := v_match.rule;
+    IF action = 'inserted' AND matched_id IS NOT NULL AND item.on_related = 'review' THEN
+        INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity)
+        VALUES (user_id, 'related', memory_id, matched_id, similarity)
+        ON CONFLICT DO NOTHING;
     END IF;
-    PERFORM pymem._check_fraction(importance, label || 'importance');
-    IF jsonb_typeof(details) IS DISTINCT FROM 'object'
-        OR jsonb_typeof(metadata) IS DISTINCT FROM 'object' THEN
-        RAISE EXCEPTION '%details and metadata must be JSON objects, got % and %', label,
-            coalesce(jsonb_typeof(details), 'NULL'), coalesce(jsonb_typeof(metadata), 'NULL')
-            USING ERRCODE = 'PM006';
+    IF cardinality(item.contacts) > 0 THEN
+        PERFORM pymem._link_memory_contacts(user_id, memory_id, item.contacts);
     END IF;
-    PERFORM pymem._check_source(source, label);
-    PERFORM pymem._check_thresholds(v_dedup, v_supersede);
-    IF decay_rate IS NOT NULL AND NOT (decay_rate >= 0 AND decay_rate < 'infinity') THEN
-        RAISE EXCEPTION '%decay_rate must be a finite number >= 0, got %', label, decay_rate
-            USING ERRCODE = 'PM006';
-    END IF;
-    IF canonical IS NOT NULL THEN
-        PERFORM pymem._check_content(canonical, cfg.max_content_chars, label || 'canonical');
-    END IF;
-    IF v_valid_until IS NULL AND v_kind.default_lifetime IS NOT NULL THEN
-        v_valid_until := now() + v_kind.default_lifetime;
-    END IF;
-
-    v_fingerprint := pymem._fingerprint(content);
-    v_canonical_fingerprint := pymem._fingerprint(canonical);
-
-    -- 1. The same canonical statement, or the same normalized text with
-    -- the same markers (normalizing drops the point of "3.5 kg"). Consolidated
-    -- fragments count: a fact already absorbed is not stored again; it
-    -- reinforces the live record it was consolidated into.
-    SELECT m.id, 1 - (m.embedding <=> _upsert.embedding) AS sim
-    INTO v_candidate
-    FROM pymem.memories AS m
-    WHERE m.user_id = _upsert.user_id
-        AND m.kind = _upsert.kind
-        AND m.deleted_at IS NULL
-        AND (
-            m.canonical_fingerprint = v_canonical_fingerprint
-            OR (
-                m.fingerprint = v_fingerprint
-                AND pymem._fact_markers(m.content) = pymem._fact_markers(_upsert.content)
-            )
-        )
-    ORDER BY m.consolidated_into IS NULL DESC, m.created_at
-    LIMIT 1;
-    IF found THEN
-        v_target := pymem._live_record(user_id, v_candidate.id);
-    END IF;
-    IF v_target IS NOT NULL THEN
-        memory_id := v_target;
-        matched_id := v_candidate.id;
-        action := 'duplicate';
-        similarity := v_candidate.sim;
-    ELSIF kind = 'goal' THEN
-        -- 2a. Goals: the same metric with enough word overlap is one goal
-        -- (sql/35_goals.sql); no metric, no match beyond exact text.
-        SELECT * INTO v_candidate
-        FROM pymem._same_goal(user_id, content, embedding, topic, cfg.goal_overlap_threshold);
-        IF v_candidate.memory_id IS NOT NULL THEN
-            v_sup_id := v_candidate.memory_id;
-            v_sup_sim := v_candidate.similarity;
-            v_sup_reason := format(
-                'superseded: the same goal (%s)', array_to_string(v_candidate.metrics, ', ')
-            );
-        END IF;
-    ELSE
-        -- 2. Exact nearest neighbours among the live memories of this user
-        -- and kind (btree on user_id: no ANN misses). Only the closest
-        -- candidates get the lexical and marker checks.
-        FOR v_candidate IN
-            SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> _upsert.embedding) AS sim
-            FROM pymem.memories AS m
-            WHERE m.user_id = _upsert.user_id
-                AND m.kind = _upsert.kind
-                AND m.consolidated_into IS NULL
-                AND m.deleted_at IS NULL
-                -- different topics are different subjects, whatever the vectors say
-                AND (m.topic IS NULL OR _upsert.topic IS NULL OR m.topic = _upsert.topic)
-            ORDER BY m.embedding <=> _upsert.embedding
-            LIMIT 8
-        LOOP
-            v_same_topic := v_candidate.topic = topic;
-            -- pg_trgm ignores case and punctuation itself
-            v_near_text := similarity(content, v_candidate.content) >= cfg.trigram_threshold;
-            -- the regex work below only for candidates that could decide
-            CONTINUE WHEN NOT v_near_text
-                AND v_candidate.sim < v_supersede
-                AND NOT (v_same_topic AND v_candidate.sim >= cfg.topic_supersede_threshold);
-            v_markers := coalesce(v_markers, pymem._fact_markers(content));
-            v_same_markers := pymem._fact_markers(v_candidate.content) = v_markers;
-            -- Under one topic, a close but differently worded statement is
-            -- the slot's new value: it supersedes (the old text is kept in
-            -- memory_versions) instead of being dropped as a duplicate.
-            IF v_dup_id IS NULL AND v_same_markers AND (
-                (v_candidate.sim >= v_dedup AND v_same_topic IS NOT TRUE) OR v_near_text
-            ) THEN
-                v_dup_id := v_candidate.id;
-                v_dup_sim := v_candidate.sim;
-            ELSIF v_sup_id IS NULL AND (
-                (v_same_markers AND v_candidate.sim >= v_supersede)
-                OR (v_same_topic AND v_candidate.sim >= cfg.topic_supersede_threshold)
-            ) THEN
-                v_sup_id := v_candidate.id;
-                v_sup_sim := v_candidate.sim;
-            END IF;
-        END LOOP;
-
-        IF v_dup_id IS NOT NULL THEN
-            memory_id := v_dup_id;
-            matched_id := v_dup_id;
-            action := 'duplicate';
-            similarity := v_dup_sim;
-        END IF;
-    END IF;
-
-    IF action = 'duplicate' THEN
-        -- new detail keys are a recorded change, not a hand edit
-        PERFORM pymem._set_change_reason('duplicate: details merged');
-        PERFORM pymem._reinforce(
-            user_id, ARRAY[memory_id], true, importance, source, pinned,
-            details, metadata, v_valid_until
-        );
-        PERFORM pymem._set_change_reason(NULL);
-        RETURN;
-    END IF;
-
-    IF v_sup_id IS NOT NULL THEN
-        PERFORM pymem._set_change_reason(coalesce(v_sup_reason, format(
-            'superseded: similarity %s to the new content', round(v_sup_sim::numeric, 4)
-        )));
-        UPDATE pymem.memories AS m
-        SET content = _upsert.content,
-            embedding = _upsert.embedding,
-            -- the old canonical statement described the old content
-            canonical = _upsert.canonical,
-            topic = coalesce(_upsert.topic, m.topic),
-            -- structured facts only grow; a new value of a key wins
-            details = m.details || _upsert.details,
-            metadata = m.metadata || _upsert.metadata,
-            importance = greatest(m.importance, _upsert.importance),
-            source = pymem._stronger_source(m.source, _upsert.source),
-            pinned = m.pinned OR _upsert.pinned,
-            valid_until = v_valid_until,
-            decay_rate = coalesce(_upsert.decay_rate, m.decay_rate),
-            last_access_at = greatest(m.last_access_at, now()),
-            mention_count = m.mention_count + 1,
-            tier = 'hot'
-        WHERE m.user_id = _upsert.user_id AND m.id = v_sup_id;
-        PERFORM pymem._set_change_reason(NULL);
-        memory_id := v_sup_id;
-        matched_id := v_sup_id;
-        action := 'superseded';
-        similarity := v_sup_sim;
-        RETURN;
-    END IF;
-
-    INSERT INTO pymem.memories AS m (
-        user_id, kind, content, canonical, topic, embedding, importance,
-        decay_rate, source, pinned, details, metadata, valid_until
-    ) VALUES (
-        user_id, kind, content, canonical, topic, embedding, importance,
-        decay_rate, source, pinned, details, metadata, v_valid_until
-    )
-    RETURNING m.id INTO memory_id;
-    action := 'inserted';
-    similarity := NULL;
-    matched_id := NULL;
 END;
 $$;
 
@@ -319,35 +519,50 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memory(
     valid_until timestamptz DEFAULT NULL,
     decay_rate double precision DEFAULT NULL,
     dedup_threshold double precision DEFAULT NULL,
-    supersede_threshold double precision DEFAULT NULL
+    supersede_threshold double precision DEFAULT NULL,
+    on_related text DEFAULT NULL,
+    contacts text[] DEFAULT NULL
 )
-RETURNS TABLE (memory_id uuid, action text, similarity double precision, matched_id uuid)
+RETURNS TABLE (
+    memory_id uuid, action text, similarity double precision, matched_id uuid, rule text
+)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
+DECLARE
+    v_cfg pymem.settings := pymem._settings();
+    v_item pymem.memory_item;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    v_item := pymem._prepare_item(ROW(
+        content, embedding, kind, importance, source, pinned, metadata, details, topic,
+        canonical, valid_until, decay_rate, contacts, dedup_threshold, supersede_threshold,
+        on_related
+    )::pymem.memory_item, v_cfg);
     PERFORM pymem._lock_user(user_id);
-    RETURN QUERY SELECT * FROM pymem._upsert(
-        user_id, content, embedding, kind, importance, source,
-        coalesce(pinned, false), coalesce(metadata, '{}'), coalesce(details, '{}'),
-        topic, canonical, valid_until, decay_rate,
-        dedup_threshold, supersede_threshold, pymem._settings()
-    );
+    RETURN QUERY SELECT * FROM pymem._upsert_item(user_id, v_item, v_cfg);
 END;
 $$;
 
 -- A batch in one call and one lock. Items are compared with the store
 -- and with each other (the first of two duplicates wins); every row
--- carries the item's 1-based ordinal.
+-- carries the item's 1-based ordinal. Item keys are the attributes of
+-- pymem.memory_item; call-level thresholds and on_related apply to the
+-- items that do not set their own.
 CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     user_id text,
     items jsonb,
     dedup_threshold double precision DEFAULT NULL,
-    supersede_threshold double precision DEFAULT NULL
+    supersede_threshold double precision DEFAULT NULL,
+    on_related text DEFAULT NULL
 )
 RETURNS TABLE (
-    ordinal integer, memory_id uuid, action text, similarity double precision, matched_id uuid
+    ordinal integer,
+    memory_id uuid,
+    action text,
+    similarity double precision,
+    matched_id uuid,
+    rule text
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
@@ -355,87 +570,140 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_cfg pymem.settings := pymem._settings();
-    v_item jsonb;
-    v_ordinal integer;
+    v_items pymem.memory_item [];
+    v_item pymem.memory_item;
+    v_ordinal integer := 0;
     v_result record;
-    v_unknown text;
-    v_label text;
 BEGIN
     PERFORM pymem._check_user(user_id);
-    IF items IS NULL OR jsonb_typeof(items) <> 'array' THEN
-        RAISE EXCEPTION 'items must be a JSON array of objects, got %',
-            coalesce(jsonb_typeof(items), 'NULL')
-            USING ERRCODE = 'PM010';
-    END IF;
-    PERFORM pymem._lock_user(user_id);
-    FOR v_item, v_ordinal IN
-        SELECT e.value, e.ordinality::integer
-        FROM jsonb_array_elements(items) WITH ORDINALITY AS e
-    LOOP
-        v_label := format('item %s: ', v_ordinal);
-        IF jsonb_typeof(v_item) <> 'object' THEN
-            RAISE EXCEPTION '%must be a JSON object, got %', v_label, jsonb_typeof(v_item)
-                USING ERRCODE = 'PM010';
-        END IF;
-        SELECT string_agg(k, ', ' ORDER BY k) INTO v_unknown
-        FROM jsonb_object_keys(v_item) AS k
-        WHERE k NOT IN (
-            'content', 'embedding', 'kind', 'importance', 'source', 'pinned', 'metadata',
-            'details', 'topic', 'canonical', 'valid_until', 'decay_rate'
+    v_items := pymem._parse_items(items);
+    FOR v_ordinal IN 1..coalesce(cardinality(v_items), 0) LOOP
+        v_item := v_items[v_ordinal];
+        v_item.dedup_threshold := coalesce(v_item.dedup_threshold, dedup_threshold);
+        v_item.supersede_threshold := coalesce(v_item.supersede_threshold, supersede_threshold);
+        v_item.on_related := coalesce(v_item.on_related, on_related);
+        v_items[v_ordinal] := pymem._prepare_item(
+            v_item, v_cfg, format('item %s: ', v_ordinal)
         );
-        IF v_unknown IS NOT NULL THEN
-            RAISE EXCEPTION '%unknown key(s) %', v_label, v_unknown
-                USING ERRCODE = 'PM010',
-                    HINT = 'Item keys: content, embedding, kind, importance, source, pinned, '
-                        || 'metadata, details, topic, canonical, valid_until, decay_rate.';
-        END IF;
-        IF jsonb_typeof(v_item -> 'embedding') IS DISTINCT FROM 'array'
-            OR jsonb_path_exists(v_item -> 'embedding', '$[*] ? (@.type() != "number")') THEN
-            RAISE EXCEPTION '%embedding must be an array of numbers', v_label
-                USING ERRCODE = 'PM005';
-        END IF;
-        IF jsonb_array_length(v_item -> 'embedding') <> v_cfg.embedding_dimensions THEN
-            RAISE EXCEPTION '%embedding has % dimensions, this store expects %', v_label,
-                jsonb_array_length(v_item -> 'embedding'), v_cfg.embedding_dimensions
-                USING ERRCODE = 'PM004';
-        END IF;
-        SELECT string_agg(format('%s must be a JSON %s', spec.key, spec.type), ', ')
-        INTO v_unknown
-        FROM (VALUES
-            ('content', 'string'), ('embedding', 'array'), ('kind', 'string'),
-            ('importance', 'number'), ('source', 'string'), ('pinned', 'boolean'),
-            ('metadata', 'object'), ('details', 'object'), ('topic', 'string'),
-            ('canonical', 'string'), ('valid_until', 'string'), ('decay_rate', 'number')
-        ) AS spec (key, type)
-        WHERE jsonb_typeof(v_item -> spec.key) NOT IN (spec.type, 'null');
-        IF v_unknown IS NOT NULL THEN
-            RAISE EXCEPTION '%s%', v_label, v_unknown USING ERRCODE = 'PM010';
-        END IF;
-        SELECT * INTO STRICT v_result FROM pymem._upsert(
-                user_id,
-                v_item ->> 'content',
-                (v_item ->> 'embedding')::vector,
-                coalesce(v_item ->> 'kind', 'fact'),
-                coalesce((v_item ->> 'importance')::double precision, 0.5),
-                coalesce(v_item ->> 'source', 'stated'),
-                coalesce((v_item ->> 'pinned')::boolean, false),
-                coalesce(v_item -> 'metadata', '{}'),
-                coalesce(v_item -> 'details', '{}'),
-                v_item ->> 'topic',
-                v_item ->> 'canonical',
-                (v_item ->> 'valid_until')::timestamptz,
-                (v_item ->> 'decay_rate')::double precision,
-                dedup_threshold,
-                supersede_threshold,
-                v_cfg,
-                v_label
-            );
+    END LOOP;
+    -- every item is valid before the lock is taken and anything is written
+    PERFORM pymem._lock_user(user_id);
+    FOR v_ordinal IN 1..coalesce(cardinality(v_items), 0) LOOP
+        v_result := pymem._upsert_item(user_id, v_items[v_ordinal], v_cfg);
         ordinal := v_ordinal;
         memory_id := v_result.memory_id;
         action := v_result.action;
         similarity := v_result.similarity;
         matched_id := v_result.matched_id;
+        rule := v_result.rule;
         RETURN NEXT;
+    END LOOP;
+END;
+$$;
+
+-- A JSON array of item objects as pymem.memory_item values, in one
+-- statement. The keys and their JSON types come from the type itself, so
+-- an item key is defined once; the first item at fault is named.
+CREATE OR REPLACE FUNCTION pymem._parse_items(items jsonb)
+RETURNS pymem.memory_item[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_bad record;
+BEGIN
+    IF items IS NULL OR jsonb_typeof(items) <> 'array' THEN
+        RAISE EXCEPTION 'items must be a JSON array of objects, got %',
+            coalesce(jsonb_typeof(items), 'NULL')
+            USING ERRCODE = 'PM010';
+    END IF;
+    WITH keys AS (
+        SELECT a.attname::text AS key,
+            CASE format_type(a.atttypid, NULL)
+                WHEN 'text' THEN 'string'
+                WHEN 'timestamp with time zone' THEN 'string'
+                WHEN 'double precision' THEN 'number'
+                WHEN 'boolean' THEN 'boolean'
+                WHEN 'jsonb' THEN 'object'
+                ELSE 'array'
+            END AS json_type
+        FROM pg_catalog.pg_attribute AS a
+        WHERE a.attrelid = 'pymem.memory_item'::regclass AND a.attnum > 0
+            AND NOT a.attisdropped
+    )
+    SELECT e.ordinality AS n, jsonb_typeof(e.value) AS type, kv.key,
+        jsonb_typeof(kv.value) AS value_type, k.json_type,
+        (SELECT string_agg(k2.key, ', ' ORDER BY k2.key) FROM keys AS k2) AS known
+    INTO v_bad
+    FROM jsonb_array_elements(items) WITH ORDINALITY AS e
+    LEFT JOIN LATERAL jsonb_each(
+        CASE WHEN jsonb_typeof(e.value) = 'object' THEN e.value ELSE '{}' END
+    ) AS kv ON TRUE
+    LEFT JOIN keys AS k ON k.key = kv.key
+    WHERE jsonb_typeof(e.value) <> 'object'
+        OR (kv.key IS NOT NULL AND k.key IS NULL)
+        OR jsonb_typeof(kv.value) NOT IN (k.json_type, 'null')
+    ORDER BY e.ordinality, kv.key
+    LIMIT 1;
+    IF NOT found THEN
+        BEGIN
+            RETURN array(
+                SELECT i FROM jsonb_populate_recordset(NULL::pymem.memory_item, items) AS i
+            );
+        EXCEPTION WHEN data_exception OR invalid_text_representation OR datatype_mismatch THEN
+            PERFORM pymem._raise_item_type_error(items);
+            RAISE;
+        END;
+    ELSIF v_bad.type <> 'object' THEN
+        RAISE EXCEPTION 'item %: must be a JSON object, got %', v_bad.n, v_bad.type
+            USING ERRCODE = 'PM010';
+    ELSIF v_bad.json_type IS NULL THEN
+        RAISE EXCEPTION 'item %: unknown key %', v_bad.n, v_bad.key
+            USING ERRCODE = 'PM010', HINT = 'Item keys: ' || v_bad.known || '.';
+    ELSIF v_bad.key = 'embedding' THEN
+        RAISE EXCEPTION 'item %: embedding must be an array of numbers, got a JSON %',
+            v_bad.n, v_bad.value_type
+            USING ERRCODE = 'PM005';
+    ELSE
+        RAISE EXCEPTION 'item %: % must be a JSON %, got a JSON %',
+            v_bad.n, v_bad.key, v_bad.json_type, v_bad.value_type
+            USING ERRCODE = 'PM010';
+    END IF;
+END;
+$$;
+
+-- The slow path of a batch whose keys all have the right JSON types but a
+-- value that does not convert (an embedding with a non-number, a bad
+-- timestamp): finds the first such item and key and names them.
+CREATE OR REPLACE FUNCTION pymem._raise_item_type_error(items jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_item jsonb;
+    v_n bigint;
+    v_key text;
+BEGIN
+    FOR v_item, v_n IN
+        SELECT e.value, e.ordinality FROM jsonb_array_elements(items) WITH ORDINALITY AS e
+    LOOP
+        FOR v_key IN SELECT k FROM jsonb_object_keys(v_item) AS k ORDER BY k LOOP
+            BEGIN
+                PERFORM jsonb_populate_record(
+                    NULL::pymem.memory_item, jsonb_build_object(v_key, v_item -> v_key)
+                );
+            EXCEPTION WHEN data_exception OR invalid_text_representation
+                OR datatype_mismatch THEN
+                IF v_key = 'embedding' THEN
+                    RAISE EXCEPTION 'item %: embedding must be an array of numbers: %',
+                        v_n, SQLERRM
+                        USING ERRCODE = 'PM005';
+                END IF;
+                RAISE EXCEPTION 'item %: % is not valid: %', v_n, v_key, SQLERRM
+                    USING ERRCODE = 'PM010';
+            END;
+        END LOOP;
     END LOOP;
 END;
 $$;

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from pymem import MemoryStore, errors
+from pymem import MemoryItem, MemoryStore, errors
 from pymem.errors import SchemaMismatch
 from tests.conftest import unit
 
@@ -33,6 +34,24 @@ def test_every_public_function_has_one_wrapper_method(conn):
         if not name.startswith("_") and callable(getattr(MemoryStore, name))
     } - {"open", "close"}
     assert {RENAMED.get(f, f) for f in functions} == methods
+
+
+def test_memory_item_mirrors_the_sql_item_type(conn):
+    """An item is defined once, as pymem.memory_item; the dataclass follows it."""
+    attributes = [
+        r[0]
+        for r in conn.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = 'pymem.memory_item'::regclass"
+            " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
+        )
+    ]
+    fields = [f.name for f in dataclasses.fields(MemoryItem) if f.name != "extra"]
+    assert fields == attributes
+    # every item key is also an option of upsert_memory, by the same name
+    (args,) = conn.execute(
+        "SELECT proargnames FROM pg_proc WHERE oid = 'pymem.upsert_memory'::regproc"
+    ).fetchone()
+    assert set(attributes) <= set(args)
 
 
 def test_api_works_with_an_empty_search_path(conn):

@@ -21,7 +21,7 @@ def test_same_metric_goal_is_updated_in_place(store, conn):
     assert first.action == "inserted"
     assert (second.action, second.memory_id) == ("superseded", first.memory_id)
     assert _versions(conn, first.memory_id) == [
-        ("Lower my A1C to 7%", "superseded: the same goal (a1c)")
+        ("Lower my A1C to 7%", "superseded: same goal (a1c), similarity 0.0000 to the new content")
     ]
 
 

@@ -6,8 +6,10 @@ and a supersede do to the stored row, history, consolidated fragments and
 batches. Everything runs against the real database in a rolled-back
 transaction (fixtures ``conn`` / ``store``).
 
-Texts in the threshold tests differ lexically and carry no numbers or
-negations, so only the cosine decides.
+Texts in the threshold tests carry no numbers or negations, are not
+near-identical and swap no content term ("likes green tea" / "likes tea"), so
+only the cosine decides; a related-band neighbour without evidence of the
+same slot is inserted and queued for review (on_related = review).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from tests.conftest import at_cosine, unit
 
 USER = "alice"
 OLD = "likes green tea"
-NEW = "enjoys oolong"
+NEW = "likes tea"
 
 MARGIN = 0.002
 DEDUP = 0.92  # settings defaults of a fresh test database
@@ -94,29 +96,46 @@ def test_first_upsert_inserts(store, conn):
     assert count(conn) == 1
 
 
+def reviews(conn: psycopg.Connection) -> list[tuple]:
+    return conn.execute(
+        "SELECT cause, memory_id, matched_id, round(similarity::numeric, 3)::float"
+        " FROM pymem.reviews WHERE resolved_at IS NULL ORDER BY created_at"
+    ).fetchall()
+
+
 @pytest.mark.parametrize(
-    ("cosine", "expected"),
+    ("cosine", "on_related", "expected"),
     [
-        (DEDUP + MARGIN, "duplicate"),
-        (DEDUP - MARGIN, "superseded"),
-        (SUPERSEDE + MARGIN, "superseded"),
-        (SUPERSEDE - MARGIN, "inserted"),
+        (DEDUP + MARGIN, None, "duplicate"),
+        (DEDUP - MARGIN, None, "related"),
+        (SUPERSEDE + MARGIN, None, "related"),
+        (SUPERSEDE + MARGIN, "supersede", "superseded"),
+        (SUPERSEDE + MARGIN, "insert", "related"),
+        (SUPERSEDE - MARGIN, None, "inserted"),
+        (SUPERSEDE - MARGIN, "supersede", "inserted"),
     ],
 )
-def test_threshold_boundaries(store, conn, cosine, expected):
+def test_threshold_boundaries(store, conn, cosine, on_related, expected):
     first = store.upsert(USER, OLD, unit(0))
-    r = store.upsert(USER, NEW, at_cosine(cosine))
-    assert r.action == expected
-    if expected == "inserted":
+    r = store.upsert(USER, NEW, at_cosine(cosine), on_related=on_related)
+    if expected in ("inserted", "related"):
+        assert r.action == "inserted"
         assert r.memory_id != first.memory_id
-        assert r.similarity is None
-        assert r.matched_id is None
         assert count(conn) == 2
     else:
+        assert r.action == expected
         assert r.memory_id == first.memory_id
+        assert count(conn) == 1
+    if expected == "inserted":
+        assert (r.similarity, r.matched_id) == (None, None)
+        assert r.rule == "no close memory"
+    else:
         assert r.matched_id == first.memory_id
         assert r.similarity == pytest.approx(cosine, abs=1e-4)
-        assert count(conn) == 1
+    queued = expected == "related" and on_related is None
+    assert bool(reviews(conn)) == queued
+    if queued:
+        assert reviews(conn) == [("related", r.memory_id, first.memory_id, round(cosine, 3))]
     expected_content = NEW if expected == "superseded" else OLD
     assert memory(conn, first.memory_id)["content"] == expected_content
 
@@ -125,8 +144,8 @@ def test_threshold_boundaries(store, conn, cosine, expected):
     ("cosine", "dedup", "supersede", "expected"),
     [
         (0.60, 0.50, 0.40, "duplicate"),  # by default: inserted
-        (0.95, 0.97, 0.90, "superseded"),  # by default: duplicate
-        (0.80, 0.99, 0.85, "inserted"),  # by default: superseded
+        (0.95, 0.97, 0.90, "related"),  # by default: duplicate
+        (0.80, 0.99, 0.85, "inserted"),  # by default: related
         (0.80, None, 0.85, "inserted"),  # only supersede overridden
         (0.80, 0.80, None, "duplicate"),  # only dedup overridden
     ],
@@ -136,8 +155,9 @@ def test_per_call_threshold_overrides(store, conn, cosine, dedup, supersede, exp
     r = store.upsert(
         USER, NEW, at_cosine(cosine), dedup_threshold=dedup, supersede_threshold=supersede
     )
-    assert r.action == expected
-    assert (r.memory_id == first.memory_id) == (expected != "inserted")
+    assert r.action == ("duplicate" if expected == "duplicate" else "inserted")
+    assert (r.memory_id == first.memory_id) == (expected == "duplicate")
+    assert (r.matched_id == first.memory_id) == (expected != "inserted")
 
 
 def test_thresholds_are_read_from_settings(store, conn):
@@ -145,10 +165,13 @@ def test_thresholds_are_read_from_settings(store, conn):
     first = store.upsert(USER, OLD, unit(0))
     dup = store.upsert(USER, NEW, at_cosine(0.6 + MARGIN))
     assert (dup.action, dup.memory_id) == ("duplicate", first.memory_id)
-    sup = store.upsert(USER, "prefers sencha", at_cosine(0.4 + MARGIN, other=2))
+    related = store.upsert(USER, "likes tea a lot", at_cosine(0.4 + MARGIN, other=2))
+    assert (related.action, related.matched_id) == ("inserted", first.memory_id)
+    conn.execute("UPDATE pymem.settings SET on_related = 'supersede'")
+    sup = store.upsert(USER, "prefers sencha", at_cosine(0.4 + MARGIN, other=3))
     assert (sup.action, sup.memory_id) == ("superseded", first.memory_id)
-    ins = store.upsert(USER, "collects stamps", at_cosine(0.4 - MARGIN, other=3))
-    assert ins.action == "inserted"
+    ins = store.upsert(USER, "collects stamps", at_cosine(0.4 - MARGIN, other=4))
+    assert (ins.action, ins.matched_id) == ("inserted", None)
 
 
 def test_raw_sql_named_arguments_and_columns(sql):
@@ -164,6 +187,7 @@ def test_raw_sql_named_arguments_and_columns(sql):
             "action",
             "similarity",
             "matched_id",
+            "rule",
         ]
         (first,) = cur.fetchall()
     assert first["action"] == "inserted"
@@ -176,7 +200,7 @@ def test_raw_sql_named_arguments_and_columns(sql):
 
     dup = raw_upsert(
         sql,
-        "SELECT * FROM pymem.upsert_memory('u', 'enjoys oolong', %s::vector,"
+        "SELECT * FROM pymem.upsert_memory('u', 'likes tea', %s::vector,"
         " dedup_threshold => 0.5, supersede_threshold => 0.3)",
         (at_cosine(0.6),),
     )
@@ -192,7 +216,7 @@ def test_raw_sql_supersede_and_insert(sql):
     sup = raw_upsert(
         sql,
         "SELECT * FROM pymem.upsert_memory(user_id => 'u', content => 'enjoys oolong',"
-        " embedding => %s, kind => 'fact')",
+        " embedding => %s, kind => 'fact', on_related => 'supersede')",
         (at_cosine(0.8),),
     )
     assert sup["action"] == "superseded"
@@ -268,9 +292,14 @@ def test_near_identical_text_by_trigram_is_duplicate(store, conn):
     assert count(conn) == 4
 
 
-MARKER_PAIRS = [
+VALUE_PAIRS = [
     ("Meeting at 3pm", "Meeting at 4pm"),
     ("Flight on 2024-05-03", "Flight on 2024-05-04"),
+    ("My A1C is 7.2%", "my A1C is 6.8 %"),
+    ("每周跑步三次", "每周跑步五次"),
+]
+
+NEGATION_PAIRS = [
     ("likes cats", "does not like cats"),
     ("does not like cats", "likes cats"),
     ("喜欢猫", "不喜欢猫"),
@@ -278,13 +307,39 @@ MARKER_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize(("old", "new"), MARKER_PAIRS)
-def test_number_or_negation_is_never_merged(store, conn, old, new):
+MARKER_PAIRS = VALUE_PAIRS + NEGATION_PAIRS
+
+
+@pytest.mark.parametrize(("old", "new"), NEGATION_PAIRS)
+def test_negation_is_never_merged(store, conn, old, new):
     first = store.upsert(USER, old, unit(0))
     r = store.upsert(USER, new, at_cosine(0.99))
     assert r.action == "inserted"
     assert r.memory_id != first.memory_id
     assert memory(conn, first.memory_id)["content"] == old
+    assert count(conn) == 2
+
+
+@pytest.mark.parametrize(("old", "new"), VALUE_PAIRS)
+def test_same_statement_with_a_new_value_supersedes(store, conn, old, new):
+    first = store.upsert(USER, old, unit(0))
+    r = store.upsert(USER, new, at_cosine(SUPERSEDE + MARGIN))
+    assert (r.action, r.memory_id, r.rule) == (
+        "superseded",
+        first.memory_id,
+        "same statement, new value",
+    )
+    assert memory(conn, first.memory_id)["content"] == new
+    (old_version,) = versions(conn, first.memory_id)
+    assert old_version["content"] == old
+    assert old_version["reason"].startswith("superseded: same statement, new value")
+
+
+@pytest.mark.parametrize(("old", "new"), VALUE_PAIRS)
+def test_new_value_needs_a_close_embedding(store, conn, old, new):
+    store.upsert(USER, old, unit(0))
+    r = store.upsert(USER, new, at_cosine(SUPERSEDE - MARGIN))
+    assert (r.action, r.matched_id) == ("inserted", None)
     assert count(conn) == 2
 
 
@@ -376,15 +431,16 @@ def test_same_topic_supersedes_below_supersede_threshold(store, conn, cosine, ex
 @pytest.mark.parametrize("topic_side", ["old", "new"])
 @pytest.mark.parametrize(
     ("cosine", "expected"),
-    [(0.6, "inserted"), (0.8, "superseded"), (0.99, "duplicate")],
+    [(0.6, "inserted"), (0.8, "related"), (0.99, "duplicate")],
 )
 def test_topic_on_one_side_uses_normal_thresholds(store, conn, topic_side, cosine, expected):
     first = store.upsert(USER, OLD, unit(0), topic="drink:tea" if topic_side == "old" else None)
     r = store.upsert(
         USER, NEW, at_cosine(cosine), topic="drink:tea" if topic_side == "new" else None
     )
-    assert r.action == expected
-    assert (r.memory_id == first.memory_id) == (expected != "inserted")
+    assert r.action == ("duplicate" if expected == "duplicate" else "inserted")
+    assert (r.memory_id == first.memory_id) == (expected == "duplicate")
+    assert (r.matched_id == first.memory_id) == (expected != "inserted")
 
 
 # --- 6. what a duplicate does -------------------------------------------------------------
@@ -513,12 +569,15 @@ def test_duplicate_via_raw_sql_keeps_max_importance(sql):
 
 # --- 7. what a supersede does, and history for every writer -------------------------------
 
+TOPIC = "drink:tea"  # the slot evidence that makes these writes supersede
+
 
 def test_supersede_updates_in_place_and_keeps_history(store, conn):
     first = store.upsert(
         USER,
         OLD,
         unit(0),
+        topic=TOPIC,
         source="confirmed",
         pinned=True,
         importance=0.7,
@@ -528,6 +587,7 @@ def test_supersede_updates_in_place_and_keeps_history(store, conn):
         USER,
         NEW,
         at_cosine(0.8),
+        topic=TOPIC,
         source="inferred",
         pinned=False,
         importance=0.2,
@@ -555,19 +615,19 @@ def test_supersede_updates_in_place_and_keeps_history(store, conn):
 
 
 def test_supersede_upgrades_source(store, conn):
-    first = store.upsert(USER, OLD, unit(0), source="inferred")
-    store.upsert(USER, NEW, at_cosine(0.8), source="stated", pinned=True)
+    first = store.upsert(USER, OLD, unit(0), source="inferred", topic=TOPIC)
+    store.upsert(USER, NEW, at_cosine(0.8), source="stated", pinned=True, topic=TOPIC)
     row = memory(conn, first.memory_id)
     assert row["source"] == "stated"
     assert row["pinned"] is True
 
 
 def test_two_supersedes_keep_every_version(store, conn):
-    first = store.upsert(USER, OLD, unit(0))
+    first = store.upsert(USER, OLD, unit(0), topic=TOPIC)
     second = at_cosine(0.8)
-    store.upsert(USER, NEW, second)
+    store.upsert(USER, NEW, second, topic=TOPIC)
     third = (0.8 * second + 0.6 * unit(2)).astype(np.float32)  # cosine 0.8 with second
-    r = store.upsert(USER, "prefers sencha", third)
+    r = store.upsert(USER, "prefers sencha", third, topic=TOPIC)
     assert (r.action, r.memory_id) == ("superseded", first.memory_id)
     row = memory(conn, first.memory_id)
     hist = versions(conn, first.memory_id)
@@ -594,8 +654,8 @@ def test_hand_update_of_content_is_recorded(store, conn):
 
 
 def test_hand_update_after_a_supersede_is_recorded_as_update(store, conn):
-    first = store.upsert(USER, OLD, unit(0))
-    store.upsert(USER, NEW, at_cosine(0.8))
+    first = store.upsert(USER, OLD, unit(0), topic=TOPIC)
+    store.upsert(USER, NEW, at_cosine(0.8), topic=TOPIC)
     conn.execute(
         "UPDATE pymem.memories SET content = 'likes jasmine tea' WHERE id = %s",
         (first.memory_id,),
@@ -672,14 +732,15 @@ def test_consolidation_chain_is_followed(store, conn):
 
 
 def test_batch_mix_of_actions_in_input_order(store, conn):
-    existing = store.upsert(USER, OLD, unit(0))
+    existing = store.upsert(USER, OLD, unit(0), topic="t")
     results = store.upsert_many(
         USER,
         [
             {"content": NEW, "embedding": unit(1)},  # new
             {"content": OLD, "embedding": unit(0)},  # duplicate of the store
             {"content": NEW, "embedding": unit(1)},  # duplicate of item 1
-            {"content": "prefers sencha", "embedding": at_cosine(0.8, other=2)},  # supersede
+            # a new value of the same slot (its topic)
+            {"content": "prefers sencha", "embedding": at_cosine(0.8, other=2), "topic": "t"},
             {"content": "reads poetry", "embedding": unit(3)},  # new
         ],
     )
@@ -791,8 +852,32 @@ def test_batch_threshold_overrides(store, conn):
         [{"content": "prefers sencha", "embedding": at_cosine(0.95, other=2)}],
         dedup_threshold=0.99,
         supersede_threshold=0.9,
+        on_related="supersede",
     )
     assert [(r.action, r.memory_id) for r in results] == [("superseded", first.memory_id)]
+
+
+def test_batch_items_carry_their_own_thresholds_and_on_related(store, conn):
+    first = store.upsert(USER, OLD, unit(0))
+    results = store.upsert_many(
+        USER,
+        [
+            # the item's own thresholds win over the call's
+            {"content": NEW, "embedding": at_cosine(0.6), "dedup_threshold": 0.5,
+             "supersede_threshold": 0.4},
+            {"content": "prefers sencha", "embedding": at_cosine(0.8, other=2),
+             "on_related": "insert"},
+            {"content": "enjoys oolong", "embedding": at_cosine(0.8, other=3)},
+        ],
+        on_related="supersede",
+    )  # fmt: skip
+    assert [(r.action, r.memory_id == first.memory_id) for r in results] == [
+        ("duplicate", True),
+        ("inserted", False),
+        ("superseded", True),
+    ]
+    assert results[1].matched_id == first.memory_id
+    assert reviews(conn) == []
 
 
 def test_batch_via_raw_sql(sql):
@@ -813,6 +898,7 @@ def test_batch_via_raw_sql(sql):
             "action",
             "similarity",
             "matched_id",
+            "rule",
         ]
         rows = cur.fetchall()
     assert [r["ordinal"] for r in rows] == [1, 2, 3]
@@ -845,12 +931,15 @@ def test_real_embedder_paraphrase_is_duplicate(store, conn, embedder):
 
 
 @pytest.mark.embed
-def test_real_embedder_different_times_stay_two_memories(store, conn, embedder):
-    a, b = "Meeting at 3pm", "Meeting at 4pm"
+def test_real_embedder_new_time_supersedes_and_keeps_the_old(store, conn, embedder):
+    a, b = "Meeting with Bob at 3pm", "Meeting with Bob at 4pm"
     ea, eb = np.asarray(embedder.encode([a, b]))
     first = store.upsert(USER, a, ea)
     r = store.upsert(USER, b, eb)
-    assert r.action == "inserted"
-    assert r.memory_id != first.memory_id
-    contents = {row[0] for row in conn.execute("SELECT content FROM pymem.memories")}
-    assert contents == {a, b}
+    assert (r.action, r.memory_id, r.rule) == (
+        "superseded",
+        first.memory_id,
+        "same statement, new value",
+    )
+    assert [v["content"] for v in versions(conn, first.memory_id)] == [a]
+    assert memory(conn, first.memory_id)["content"] == b

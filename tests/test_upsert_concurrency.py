@@ -93,9 +93,12 @@ def test_concurrent_single_upserts_store_each_fact_once(fresh_dsn):
 
 def test_concurrent_paraphrases_store_each_fact_once(fresh_dsn):
     """Not the fingerprint: each writer words and embeds each fact its own way
-    (pairwise cosine 0.97**2 > 0.92), so only the locked cosine check dedups."""
+    (pairwise cosine 0.97**2 > 0.92), so only the locked cosine check dedups.
+    Each wording swaps its own words, which the store is told to tolerate."""
 
     wordings = _words(THREADS, seed=99)
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET dedup_term_change = 1")
 
     def work(store: MemoryStore, index: int) -> None:
         order = list(range(FACTS))

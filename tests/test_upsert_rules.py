@@ -8,7 +8,6 @@ import pytest
 from pymem import MemoryStore
 from pymem.errors import (
     EmbedderMismatch,
-    InvalidParameter,
     InvalidThresholds,
     UnsupportedIsolation,
 )
@@ -112,11 +111,14 @@ def test_repeatable_read_is_refused(fresh_dsn):
         conn.commit()
 
 
-def test_null_importance_and_non_object_details_are_refused(store, conn):
-    with pytest.raises(InvalidParameter, match="importance"), conn.transaction():
-        store._rows(
-            object, "SELECT pymem.upsert_memory('u', 'x', %s, importance => NULL)", (unit(0),)
-        )
+def test_null_option_means_its_default_and_non_object_details_are_refused(store, conn):
+    # NULL is "not given", as a missing batch key: the documented default applies
+    store.upsert("u", "x", unit(0), importance=None, source=None)
+    assert conn.execute("SELECT importance, source FROM pymem.memories").fetchone() == (
+        0.5,
+        "stated",
+    )
+    conn.execute("DELETE FROM pymem.memories")
     with pytest.raises(psycopg.Error, match="JSON objects") as err, conn.transaction():
         conn.execute("SELECT pymem.upsert_memory('u', 'x', %s, details => '[1, 2]')", (unit(0),))
     assert err.value.sqlstate == "PM006"

@@ -1,0 +1,132 @@
+-- The one review queue (pymem.reviews): what the write path could not
+-- decide on its own (a related pair), contradictions flagged by the app's
+-- LLM, and structured facts whose sources disagree. The app reads it with
+-- pending_reviews (or hears review_due / conflict_flagged on
+-- pymem_events) and answers with resolve_review; every decision goes
+-- through memory_versions, so it can be undone.
+
+CREATE OR REPLACE FUNCTION pymem.pending_reviews(user_id text)
+RETURNS TABLE (
+    review_id uuid,
+    cause text,
+    memory_id uuid,
+    matched_id uuid,
+    fact_key text,
+    similarity double precision,
+    note text,
+    created_at timestamptz,
+    content text,
+    matched_content text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    RETURN QUERY
+    SELECT r.id, r.cause, r.memory_id, r.matched_id, r.fact_key, r.similarity, r.note,
+        r.created_at, m.content, o.content
+    FROM pymem.reviews AS r
+    LEFT JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
+    LEFT JOIN pymem.memories AS o ON o.user_id = r.user_id AND o.id = r.matched_id
+    WHERE r.user_id = pending_reviews.user_id AND r.resolved_at IS NULL
+    ORDER BY r.created_at, r.id;
+END;
+$$;
+
+-- Settles the open review of a memory (the one a write returned, or the
+-- first of a flagged pair): keep_both closes it; supersede gives the
+-- older memory (matched_id) the newer one's content in place and retires
+-- the newer row; duplicate retires the newer row and reinforces the
+-- older. Returns the surviving memory. Retiring is a soft delete, recorded
+-- in memory_versions: pymem.undo brings either side back.
+CREATE OR REPLACE FUNCTION pymem.resolve_review(
+    user_id text, memory_id uuid, decision text
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_review pymem.reviews;
+    v_newer pymem.memories;
+    v_survivor uuid;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF decision IS NULL OR decision NOT IN ('keep_both', 'supersede', 'duplicate') THEN
+        RAISE EXCEPTION 'decision must be keep_both, supersede or duplicate, got %',
+            coalesce(quote_literal(decision), 'NULL')
+            USING ERRCODE = 'PM016';
+    END IF;
+    PERFORM pymem._lock_user(user_id);
+    SELECT r.* INTO v_review
+    FROM pymem.reviews AS r
+    WHERE r.user_id = resolve_review.user_id
+        AND r.memory_id = resolve_review.memory_id
+        AND r.resolved_at IS NULL
+        AND r.cause <> 'fact'
+    ORDER BY r.created_at
+    LIMIT 1
+    FOR UPDATE;
+    IF NOT found THEN
+        RAISE EXCEPTION 'memory % has no open review for user %', memory_id, quote_literal(user_id)
+            USING ERRCODE = 'PM015',
+                HINT = 'pymem.pending_reviews(user_id) lists the open ones.';
+    END IF;
+
+    v_survivor := CASE WHEN decision = 'keep_both' THEN v_review.memory_id
+        ELSE v_review.matched_id END;
+    IF decision <> 'keep_both' THEN
+        SELECT m.* INTO v_newer FROM pymem.memories AS m
+        WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id
+            AND m.deleted_at IS NULL;
+        IF NOT found OR NOT EXISTS (
+            SELECT FROM pymem.memories AS m
+            WHERE m.user_id = resolve_review.user_id AND m.id = v_review.matched_id
+                AND m.deleted_at IS NULL
+        ) THEN
+            RAISE EXCEPTION 'memory % or % was deleted since the review was queued',
+                v_review.memory_id, v_review.matched_id
+                USING ERRCODE = 'PM015', HINT = 'Resolve it with keep_both.';
+        END IF;
+        IF decision = 'supersede' THEN
+            PERFORM pymem._set_change_reason(format(
+                'review: superseded by %s', v_review.memory_id
+            ));
+            PERFORM pymem._supersede(user_id, v_review.matched_id, ROW(
+                v_newer.content, v_newer.embedding, v_newer.kind, v_newer.importance,
+                v_newer.source, v_newer.pinned, v_newer.metadata, v_newer.details,
+                v_newer.topic, v_newer.canonical, v_newer.valid_until, v_newer.decay_rate,
+                NULL, NULL, NULL, NULL
+            )::pymem.memory_item);
+        ELSE
+            PERFORM pymem._set_change_reason(format(
+                'review: duplicate %s merged', v_review.memory_id
+            ));
+            PERFORM pymem._reinforce(
+                user_id, ARRAY[v_review.matched_id], true, v_newer.importance,
+                v_newer.source, v_newer.pinned, v_newer.details, v_newer.metadata,
+                v_newer.valid_until
+            );
+        END IF;
+        PERFORM pymem._set_change_reason(format(
+            'review: %s, merged into %s', decision, v_review.matched_id
+        ));
+        UPDATE pymem.memories AS m
+        SET deleted_at = now()
+        WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id;
+        PERFORM pymem._set_change_reason(NULL);
+        -- other open reviews of the retired memory have nothing left to decide
+        UPDATE pymem.reviews AS r
+        SET resolved_at = now(), decision = 'obsolete', resolved_id = v_survivor
+        WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
+            AND r.id <> v_review.id
+            AND v_review.memory_id IN (r.memory_id, r.matched_id);
+    END IF;
+    UPDATE pymem.reviews AS r
+    SET resolved_at = now(), decision = resolve_review.decision, resolved_id = v_survivor
+    WHERE r.user_id = resolve_review.user_id AND r.id = v_review.id;
+    RETURN v_survivor;
+END;
+$$;
