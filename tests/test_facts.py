@@ -634,3 +634,51 @@ def test_cli_facts(fresh_dsn, capsys):
     ]
     assert main([*dsn, "facts", "set", "--user", "ann", "--confidence", "2", "k", "1"]) == 2
     assert "PM023" in capsys.readouterr().err
+
+
+def test_demo_shows_a_replaced_fact_and_a_resolved_conflict(store, capsys):
+    from pymem.demo import _facts_demo
+
+    _facts_demo(store, USER)
+    out = capsys.readouterr().out
+    assert "set_fact user_city = 'Shanghai': replaced" in out
+    assert "history: 'Hangzhou'   replaced" in out
+    assert "set_fact likes_os = 'Mac' (high): conflict" in out
+    assert "pending: likes_os 'Windows' vs 'Mac'" in out
+    assert "the user says Mac: replaced" in out
+    assert "get_fact likes_os = 'Mac', contradiction rate 0%" in out
+
+
+def test_facts_api_with_an_empty_search_path(conn):
+    conn.execute("SET search_path = ''")
+    conn.execute("SELECT pymem.set_fact_policy('likes_os', 'confirm')")
+    actions = [
+        conn.execute(sql).fetchone()[0]
+        for sql in (
+            "SELECT pymem.set_fact('ann', 'likes_os', '\"Windows\"', confidence => 'high')",
+            "SELECT pymem.set_fact('ann', 'likes_os', '\"Mac\"', confidence => 0.9)",
+            "SELECT pymem.resolve_conflict('ann', 'likes_os', '\"Mac\"')",
+            "SELECT pymem.get_fact('ann', 'likes_os')",
+            "SELECT count(*) FROM pymem.fact_history('ann', 'likes_os')",
+            "SELECT count(*) FROM pymem.pending_conflicts('ann')",
+            "SELECT count(*) FROM pymem.current_facts('ann')",
+            "SELECT pymem.contradiction_rate('ann')",
+        )
+    ]
+    assert actions == ["set", "conflict", "replaced", "Mac", 3, 0, 1, 0.0]
+
+
+def test_app_role_cannot_undo_or_flag_another_users_memory(conn):
+    store = MemoryStore(conn)
+    ann = store.upsert("ann", "Ann is learning React", unit(2), topic="skill:react").memory_id
+    store.upsert("ann", "Ann is proficient in React", unit(2) * 0.8 + unit(3) * 0.6,
+                 topic="skill:react")  # fmt: skip
+    bob = store.upsert("bob", "Bob is learning Go", unit(4), topic="skill:go").memory_id
+    store.upsert("bob", "Bob is fluent in Go", unit(4) * 0.8 + unit(5) * 0.6, topic="skill:go")
+    conn.execute("SET LOCAL ROLE pymem_app")
+    conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
+    with pytest.raises(errors.MemoryNotFound), conn.transaction():
+        store.undo("ann", bob)
+    with pytest.raises(errors.MemoryNotFound), conn.transaction():
+        store.flag_conflict("ann", ann, bob)
+    assert store.undo("ann", ann) == 1  # the app undoes its own user's supersede
