@@ -155,6 +155,92 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- facts ----------------------------------------------------------------
+
+
+def _fact_value(text: str):
+    """VALUE on the command line: JSON when it parses (42, true, {"a": 1}), else a string."""
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _show(value) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    store = _store(args)
+    with store:
+        if args.facts_action == "set":
+            action = store.set_fact(
+                args.user,
+                args.key,
+                _fact_value(args.value),
+                confidence=args.confidence,
+                scope=args.scope,
+                source=args.source,
+            )
+            now = _show(store.get_fact(args.user, args.key))
+            print(f"{action}: {args.key} ({args.scope}) = {now}")
+            return 0
+        if args.facts_action == "history":
+            rows = store.fact_history(args.user, args.key)
+            if not rows:
+                print(f"no fact {args.key}")
+            for h in rows:
+                until = f" -> {h.replaced_at:%Y-%m-%d %H:%M:%S}" if h.replaced_at else " -> now"
+                print(
+                    f"{h.scope:<6} {h.reason:<9} {_show(h.value)}  (confidence {h.confidence:.2f},"
+                    f" {h.source}, {h.set_at:%Y-%m-%d %H:%M:%S}{until})"
+                )
+            return 0
+        if not args.user:
+            print("pymem facts: --user is required", file=sys.stderr)
+            return 2
+        facts = store.current_facts(args.user)
+        conflicts = store.pending_conflicts(args.user)
+    if not facts:
+        print("no facts")
+    for f in facts:
+        flag = "  [conflict pending]" if f.conflict_pending else ""
+        print(f"{f.key} ({f.scope}) = {_show(f.value)}  {f.confidence:.2f} {f.source}{flag}")
+    if conflicts:
+        print("pending conflicts:")
+    for c in conflicts:
+        if c.cause == "fact":
+            print(
+                f"  {c.fact_key} ({c.scope}): {_show(c.value)} ({c.confidence:.2f}, {c.source})"
+                f" vs {_show(c.candidate_value)} ({c.candidate_confidence:.2f},"
+                f" {c.candidate_source})"
+            )
+        else:
+            print(f"  memories {c.memory_id} vs {c.other_id}: {c.note or ''}")
+    return 0
+
+
+def _add_facts_parser(sub) -> None:
+    p = sub.add_parser("facts", help="structured facts: list, set, history")
+    p.add_argument("--user", help="whose facts (listing)")
+    p.set_defaults(func=cmd_facts, facts_action="list")
+    actions = p.add_subparsers(dest="facts_action")
+    s = actions.add_parser("set", help="set a fact; VALUE is JSON when it parses, else a string")
+    s.add_argument("--user", required=True)
+    s.add_argument("--confidence", default="medium", help="high, medium, low or 0..1")
+    s.add_argument("--scope", default="habit", choices=["habit", "state"])
+    s.add_argument("--source", default="stated")
+    s.add_argument("key")
+    s.add_argument("value")
+    h = actions.add_parser("history", help="every value a fact has had")
+    h.add_argument("--user", required=True)
+    h.add_argument("key")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -202,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("calibrate", help="fit thresholds for the bundled embedder")
     p.add_argument("--apply", action="store_true", help="record them in the store")
     p.set_defaults(func=cmd_calibrate)
+
+    _add_facts_parser(sub)
     return parser
 
 

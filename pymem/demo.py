@@ -85,6 +85,27 @@ def _print_recall(title: str, hits) -> None:
         )
 
 
+def _facts_demo(store: MemoryStore, user: str) -> None:
+    """Structured facts: a replaced value with its history, a conflict asked and answered."""
+    print("\n== Facts: the user moved, and two confident sources disagree")
+    for city in ("Hangzhou", "Shanghai"):
+        print(f"  set_fact user_city = {city!r}: {store.set_fact(user, 'user_city', city)}")
+    for h in store.fact_history(user, "user_city"):
+        print(f"    history: {h.value!r:<12} {h.reason}")
+    store.set_fact_policy("likes_*", "confirm")
+    for os_name in ("Windows", "Mac"):
+        action = store.set_fact(user, "likes_os", os_name, confidence="high")
+        print(f"  set_fact likes_os = {os_name!r} (high): {action}")
+    for c in store.pending_conflicts(user):
+        print(f"  pending: {c.fact_key} {c.value!r} vs {c.candidate_value!r} - ask the user")
+    print(f"  contradiction rate: {store.contradiction_rate(user):.0%}")
+    print(f"  the user says Mac: {store.resolve_conflict(user, 'likes_os', 'Mac')}")
+    print(
+        f"  get_fact likes_os = {store.get_fact(user, 'likes_os')!r}, "
+        f"contradiction rate {store.contradiction_rate(user):.0%}"
+    )
+
+
 def _demo_dsn(dsn: str | None) -> str:
     if not server.uses_embedded(dsn):
         return server.resolve_dsn(dsn)
@@ -141,6 +162,8 @@ def run_demo(dsn: str | None = None) -> int:
         _print_recall(
             "What music does the user like?", recall("What music does the user like?", at=later)
         )
+
+        _facts_demo(store, user)
 
         print("\n== The store")
         hits = store.recall(user, embed(["everything about the user"])[0], k=50, include_cold=True)

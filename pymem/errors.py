@@ -93,6 +93,34 @@ class InvalidDecision(PymemError):
     sqlstate = "PM016"
 
 
+class InvalidFactKey(PymemError):
+    sqlstate = "PM020"
+
+
+class InvalidFactValue(PymemError):
+    sqlstate = "PM021"
+
+
+class InvalidScope(PymemError):
+    sqlstate = "PM022"
+
+
+class InvalidConfidence(PymemError):
+    sqlstate = "PM023"
+
+
+class InvalidPolicy(PymemError):
+    sqlstate = "PM024"
+
+
+class NoPendingConflict(PymemError):
+    sqlstate = "PM025"
+
+
+class NothingToUndo(PymemError):
+    sqlstate = "PM026"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 

@@ -8,6 +8,7 @@ DSN (the store then owns an autocommit connection).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from pgvector.psycopg import register_vector
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from pymem.errors import SchemaMismatch, wrap_errors
+from pymem.errors import InvalidFactValue, SchemaMismatch, wrap_errors
 from pymem.migrate import shipped_schema_version
 
 # the newest migration this package ships; each migration records its
@@ -134,6 +135,64 @@ class Settings:
     goal_overlap_threshold: float
     on_related: str
     dedup_term_change: float
+
+
+# -- facts ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    scope: str
+    value: Any
+    confidence: float
+    source: str
+    valid_until: datetime | None
+    set_at: datetime
+    conflict_pending: bool
+
+
+@dataclass(frozen=True)
+class FactHistoryEntry:
+    scope: str
+    value: Any
+    confidence: float
+    source: str
+    valid_until: datetime | None
+    set_at: datetime
+    replaced_at: datetime | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class PendingConflict:
+    review_id: UUID | None
+    cause: str
+    fact_key: str | None
+    scope: str | None
+    value: Any
+    confidence: float | None
+    source: str | None
+    candidate_value: Any
+    candidate_confidence: float | None
+    candidate_source: str | None
+    memory_id: UUID | None
+    other_id: UUID | None
+    note: str | None
+    created_at: datetime
+
+
+def _fact_json(value: Any) -> str | None:
+    """A fact value as JSON text; None goes through for the server's PM021."""
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidFactValue(
+            f"fact value must be JSON-serializable, got {type(value).__name__}: {exc}",
+            sqlstate=InvalidFactValue.sqlstate,
+        ) from exc
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
@@ -443,3 +502,90 @@ class MemoryStore:
         """``pymem.schema_version``."""
         with self._connection() as conn:
             return conn.execute("SELECT pymem.schema_version()").fetchone()[0]
+
+    # -- facts ------------------------------------------------------------------
+
+    def _scalar(self, query: str, params: Sequence[Any]) -> Any:
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(query, params).fetchone()[0]
+
+    def set_fact(
+        self,
+        user_id: str,
+        key: str,
+        value: Any,
+        *,
+        confidence: float | str = "medium",
+        scope: str = "habit",
+        source: str = "stated",
+        valid_until: datetime | None = None,
+    ) -> str:
+        """``pymem.set_fact``: set|unchanged|replaced|conflict|rejected.
+
+        ``value`` is any JSON-serializable value; ``confidence`` is ``high``,
+        ``medium``, ``low`` or a number in [0, 1].
+        """
+        cast = "text" if isinstance(confidence, str) else "double precision"
+        return self._scalar(
+            f"SELECT pymem.set_fact(%s, %s, %s::jsonb, confidence => %s::{cast},"
+            " scope => %s, source => %s, valid_until => %s)",
+            (user_id, key, _fact_json(value), confidence, scope, source, valid_until),
+        )
+
+    def get_fact(self, user_id: str, key: str, as_of: datetime | None = None) -> Any:
+        """``pymem.get_fact``: the value believed at ``as_of`` (default now), or None."""
+        return self._scalar(
+            "SELECT pymem.get_fact(%s, %s, coalesce(%s::timestamptz, now()))",
+            (user_id, key, as_of),
+        )
+
+    def current_facts(self, user_id: str) -> list[Fact]:
+        """``pymem.current_facts``: the user's facts as believed now."""
+        return self._rows(Fact, "SELECT * FROM pymem.current_facts(%s)", (user_id,))
+
+    def fact_history(self, user_id: str, key: str) -> list[FactHistoryEntry]:
+        """``pymem.fact_history``: every value of a key, the current one last."""
+        return self._rows(
+            FactHistoryEntry, "SELECT * FROM pymem.fact_history(%s, %s)", (user_id, key)
+        )
+
+    def pending_conflicts(self, user_id: str) -> list[PendingConflict]:
+        """``pymem.pending_conflicts``: fact conflicts and flagged memory pairs."""
+        return self._rows(PendingConflict, "SELECT * FROM pymem.pending_conflicts(%s)", (user_id,))
+
+    def resolve_conflict(
+        self, user_id: str, key: str, value: Any, *, scope: str | None = None
+    ) -> str:
+        """``pymem.resolve_conflict``: the user's answer; returns kept|replaced."""
+        return self._scalar(
+            "SELECT pymem.resolve_conflict(%s, %s, %s::jsonb, scope => %s)",
+            (user_id, key, _fact_json(value), scope),
+        )
+
+    def set_fact_policy(self, key_pattern: str, policy: str | None) -> str | None:
+        """``pymem.set_fact_policy``: latest_wins or confirm for keys matching a pattern."""
+        return self._scalar("SELECT pymem.set_fact_policy(%s, %s)", (key_pattern, policy))
+
+    def flag_conflict(
+        self,
+        user_id: str,
+        memory_id: UUID | str,
+        other_id: UUID | str,
+        note: str | None = None,
+    ) -> UUID:
+        """``pymem.flag_conflict``: queue two contradicting memories; returns the review id."""
+        return self._scalar(
+            "SELECT pymem.flag_conflict(%s, %s::uuid, %s::uuid, %s)",
+            (user_id, memory_id, other_id, note),
+        )
+
+    def undo(self, user_id: str, memory_id: UUID | str, *, to_version: int | None = None) -> int:
+        """``pymem.undo``: restore a memory's previous version; returns that version."""
+        return self._scalar(
+            "SELECT pymem.undo(%s, %s::uuid, to_version => %s::integer)",
+            (user_id, memory_id, to_version),
+        )
+
+    def contradiction_rate(self, user_id: str | None = None) -> float:
+        """``pymem.contradiction_rate``: pending fact conflicts per fact."""
+        return self._scalar("SELECT pymem.contradiction_rate(%s)", (user_id,))

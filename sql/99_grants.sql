@@ -8,6 +8,11 @@ GRANT SELECT, INSERT, UPDATE ON pymem.memories, pymem.reviews TO pymem_app;
 GRANT SELECT ON pymem.memory_versions TO pymem_app;
 REVOKE INSERT ON pymem.memory_versions FROM pymem_app;
 GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics, pymem.schema_info TO pymem_app;
+-- facts (0005): fact history is written by the invoker functions, so the
+-- app may insert it (its own user's rows only, RLS); policies are global
+GRANT SELECT, INSERT, UPDATE ON pymem.facts TO pymem_app;
+GRANT SELECT, INSERT ON pymem.fact_history TO pymem_app;
+GRANT SELECT ON pymem.fact_policies TO pymem_app;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
 GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 
@@ -16,3 +21,4 @@ REVOKE EXECUTE ON FUNCTION pymem.configure_embedder(
     text, double precision, double precision, double precision, boolean
 ) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public;
+REVOKE EXECUTE ON FUNCTION pymem.set_fact_policy(text, text) FROM pymem_app, public;

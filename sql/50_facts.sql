@@ -1,0 +1,727 @@
+-- Facts and contradictions (DESIGN: "Facts and contradictions"; tables:
+-- migrations/0005.facts.sql; docs/sql-api.md "Facts and contradictions").
+--   set_fact          one value per (user, key, scope), versioned:
+--                     set | unchanged | replaced | conflict | rejected
+--   get_fact          the value believed at an instant: a valid state
+--                     shadows the habit; earlier instants from history
+--   resolve_conflict  the user's answer to a pending conflict
+--   flag_conflict     two free-text memories the app's LLM found at odds
+--   undo              a memory back to its previous version
+-- Writers take the per-user lock, so concurrent writers of one key are
+-- serialized and each sees the value the previous one left.
+
+-- 'high' 0.9, 'medium' 0.6, 'low' 0.3, or a number in [0, 1] (as text
+-- too: '0.75'); anything else is PM023.
+CREATE OR REPLACE FUNCTION pymem._fact_confidence(confidence text)
+RETURNS double precision
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_value double precision;
+BEGIN
+    v_value := CASE lower(btrim(confidence))
+        WHEN 'high' THEN 0.9
+        WHEN 'medium' THEN 0.6
+        WHEN 'low' THEN 0.3
+    END;
+    IF v_value IS NULL AND btrim(confidence) ~ '^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$' THEN
+        v_value := btrim(confidence)::double precision;
+    END IF;
+    IF v_value IS NULL OR NOT (v_value >= 0 AND v_value <= 1) THEN
+        RAISE EXCEPTION 'confidence must be high, medium, low or a number between 0 and 1, got %',
+            coalesce(quote_literal(confidence), 'NULL')
+            USING ERRCODE = 'PM023',
+                HINT = 'high = 0.9, medium = 0.6 (the default), low = 0.3.';
+    END IF;
+    RETURN v_value;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_fact_key(key text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF key IS NULL OR btrim(key) = '' THEN
+        RAISE EXCEPTION 'fact key must be a non-empty string, got %',
+            coalesce(quote_literal(key), 'NULL')
+            USING ERRCODE = 'PM020', HINT = 'A key names the slot, e.g. ''user_city''.';
+    END IF;
+    IF length(key) > 200 THEN
+        RAISE EXCEPTION 'fact key is % characters long, the maximum is 200', length(key)
+            USING ERRCODE = 'PM020';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_fact_scope(scope text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF scope IS NULL OR scope NOT IN ('habit', 'state') THEN
+        RAISE EXCEPTION 'scope must be habit or state, got %',
+            coalesce(quote_literal(scope), 'NULL')
+            USING ERRCODE = 'PM022',
+                HINT = 'habit: a standing fact; state: a temporary one that shadows the habit.';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._check_fact_value(value jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF value IS NULL OR jsonb_typeof(value) = 'null' THEN
+        RAISE EXCEPTION 'fact value must be a JSON value other than null'
+            USING ERRCODE = 'PM021',
+                HINT = 'get_fact answers null for an unknown fact; store a string, number, '
+                    'boolean, array or object.';
+    END IF;
+END;
+$$;
+
+-- The policy of a key: the matching pattern with the most literal
+-- characters ('*' matches any run), exact keys first; latest_wins when
+-- nothing matches.
+CREATE OR REPLACE FUNCTION pymem._fact_policy(key text)
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN coalesce((
+    SELECT p.policy
+    FROM pymem.fact_policies AS p
+    WHERE
+        key LIKE replace(
+            replace(replace(replace(p.key_pattern, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%'
+        )
+    ORDER BY length(replace(p.key_pattern, '*', '')) DESC, p.key_pattern
+    LIMIT 1
+), 'latest_wins');
+
+-- Closes the open 'fact' review of a key once no scope of it is pending.
+CREATE OR REPLACE FUNCTION pymem._close_fact_review(user_id text, key text, decision text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+BEGIN
+    UPDATE pymem.reviews AS r
+    SET resolved_at = now(), decision = _close_fact_review.decision
+    WHERE r.user_id = _close_fact_review.user_id
+        AND r.cause = 'fact'
+        AND r.fact_key = _close_fact_review.key
+        AND r.resolved_at IS NULL
+        AND NOT EXISTS (
+            SELECT FROM pymem.facts AS f
+            WHERE f.user_id = _close_fact_review.user_id
+                AND f.key = _close_fact_review.key
+                AND f.conflict_pending
+        );
+END;
+$$;
+
+-- The decision and its effects. `at` is the instant the statement was
+-- made (now() from the public functions; tests pass earlier instants to
+-- build a timeline). The caller holds the per-user lock.
+CREATE OR REPLACE FUNCTION pymem._set_fact(
+    user_id text,
+    key text,
+    value jsonb,
+    confidence double precision,
+    scope text,
+    source text,
+    valid_until timestamptz,
+    at timestamptz
+)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_cur pymem.facts;
+    v_at timestamptz := at;
+    v_until timestamptz := valid_until;
+    v_policy text;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_fact_key(key);
+    PERFORM pymem._check_fact_value(value);
+    PERFORM pymem._check_fact_scope(scope);
+    PERFORM pymem._check_source(source);
+    IF confidence IS NULL OR NOT (confidence >= 0 AND confidence <= 1) THEN
+        RAISE EXCEPTION 'confidence must be high, medium, low or a number between 0 and 1, got %',
+            coalesce(confidence::text, 'NULL')
+            USING ERRCODE = 'PM023',
+                HINT = 'high = 0.9, medium = 0.6 (the default), low = 0.3.';
+    END IF;
+    IF v_at IS NULL OR NOT isfinite(v_at) THEN
+        RAISE EXCEPTION 'at must be a finite timestamp, got %', coalesce(v_at::text, 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF scope = 'state' AND v_until IS NULL THEN
+        v_until := v_at + coalesce(
+            (SELECT k.default_lifetime FROM pymem.kinds AS k WHERE k.kind = 'state'),
+            interval '1 day'
+        );
+    END IF;
+    IF v_until IS NOT NULL AND v_until <= v_at THEN
+        RAISE EXCEPTION 'valid_until % is not after the time of the statement %', v_until, v_at
+            USING ERRCODE = 'PM006',
+                HINT = 'A fact that has already expired would never be believed.';
+    END IF;
+
+    SELECT f.* INTO v_cur
+    FROM pymem.facts AS f
+    WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key AND f.scope = _set_fact.scope
+    FOR UPDATE;
+
+    IF NOT found THEN
+        INSERT INTO pymem.facts AS f
+            (user_id, key, scope, value, confidence, source, valid_until, set_at, updated_at)
+        VALUES (user_id, key, scope, value, confidence, source, v_until, v_at, v_at);
+        RETURN 'set';
+    END IF;
+
+    -- Writers are serialized by the lock but each transaction's now() is
+    -- its start: a writer that waited must not date its value before
+    -- the one it replaces.
+    v_at := greatest(v_at, v_cur.set_at, v_cur.updated_at);
+
+    -- An expired value is no longer believed: whatever comes next is a
+    -- first value again, whatever its confidence.
+    IF v_cur.valid_until IS NOT NULL AND v_cur.valid_until <= v_at THEN
+        INSERT INTO pymem.fact_history AS h
+            (user_id, key, scope, value, confidence, source, valid_until, set_at, replaced_at, reason)
+        VALUES (user_id, key, scope, v_cur.value, v_cur.confidence, v_cur.source,
+            v_cur.valid_until, v_cur.set_at, v_at, 'expired');
+        UPDATE pymem.facts AS f
+        SET value = _set_fact.value, confidence = _set_fact.confidence,
+            source = _set_fact.source, valid_until = v_until, set_at = v_at, updated_at = v_at,
+            conflict_pending = false, pending_value = NULL, pending_confidence = NULL,
+            pending_source = NULL, pending_valid_until = NULL, pending_since = NULL
+        WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key
+            AND f.scope = _set_fact.scope;
+        PERFORM pymem._close_fact_review(user_id, key, 'expired');
+        RETURN 'set';
+    END IF;
+
+    IF v_cur.value = value THEN
+        -- restated: touch; confidence and source only grow; the latest
+        -- statement says how long it holds
+        UPDATE pymem.facts AS f
+        SET confidence = greatest(f.confidence, _set_fact.confidence),
+            source = pymem._stronger_source(f.source, _set_fact.source),
+            valid_until = v_until,
+            updated_at = v_at
+        WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key
+            AND f.scope = _set_fact.scope;
+        RETURN 'unchanged';
+    END IF;
+
+    IF confidence < v_cur.confidence THEN
+        INSERT INTO pymem.fact_history AS h
+            (user_id, key, scope, value, confidence, source, valid_until, set_at, replaced_at, reason)
+        VALUES (user_id, key, scope, value, confidence, source, v_until, v_at, v_at, 'rejected');
+        UPDATE pymem.facts AS f SET updated_at = v_at
+        WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key
+            AND f.scope = _set_fact.scope;
+        RETURN 'rejected';
+    END IF;
+
+    v_policy := pymem._fact_policy(key);
+    -- Under 'confirm' a disagreeing value of equal or higher confidence
+    -- waits for the user, unless it is the user's own confirmed answer
+    -- against an unconfirmed value.
+    IF v_policy = 'confirm'
+        AND NOT (source = 'confirmed' AND v_cur.source <> 'confirmed') THEN
+        IF v_cur.conflict_pending AND v_cur.pending_value = value THEN
+            UPDATE pymem.facts AS f
+            SET pending_confidence = greatest(f.pending_confidence, _set_fact.confidence),
+                pending_source = pymem._stronger_source(f.pending_source, _set_fact.source),
+                pending_valid_until = v_until,
+                updated_at = v_at
+            WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key
+                AND f.scope = _set_fact.scope;
+            RETURN 'conflict';
+        END IF;
+        INSERT INTO pymem.fact_history AS h
+            (user_id, key, scope, value, confidence, source, valid_until, set_at, replaced_at, reason)
+        VALUES (user_id, key, scope, value, confidence, source, v_until, v_at, v_at, 'conflict');
+        UPDATE pymem.facts AS f
+        SET conflict_pending = true, pending_value = _set_fact.value,
+            pending_confidence = _set_fact.confidence, pending_source = _set_fact.source,
+            pending_valid_until = v_until, pending_since = v_at, updated_at = v_at
+        WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key
+            AND f.scope = _set_fact.scope;
+        -- one open review per key: its trigger announces conflict_flagged once
+        INSERT INTO pymem.reviews AS r (user_id, cause, fact_key, note)
+        VALUES (user_id, 'fact', key, format('%s %s: %s (current) vs %s',
+            scope, key, v_cur.value::text, value::text))
+        ON CONFLICT (user_id, fact_key) WHERE resolved_at IS NULL AND cause = 'fact'
+        DO NOTHING;
+        RETURN 'conflict';
+    END IF;
+
+    INSERT INTO pymem.fact_history AS h
+        (user_id, key, scope, value, confidence, source, valid_until, set_at, replaced_at, reason)
+    VALUES (user_id, key, scope, v_cur.value, v_cur.confidence, v_cur.source,
+        v_cur.valid_until, v_cur.set_at, v_at, 'replaced');
+    UPDATE pymem.facts AS f
+    SET value = _set_fact.value, confidence = _set_fact.confidence,
+        source = _set_fact.source, valid_until = v_until, set_at = v_at, updated_at = v_at,
+        conflict_pending = false, pending_value = NULL, pending_confidence = NULL,
+        pending_source = NULL, pending_valid_until = NULL, pending_since = NULL
+    WHERE f.user_id = _set_fact.user_id AND f.key = _set_fact.key AND f.scope = _set_fact.scope;
+    IF v_cur.conflict_pending THEN
+        PERFORM pymem._close_fact_review(user_id, key, 'replaced');
+    END IF;
+    RETURN 'replaced';
+END;
+$$;
+
+-- Two forms: confidence as a number (the default, double precision like
+-- every numeric parameter) or as text ('high', 'medium', 'low', '0.8').
+-- A quoted literal or an untyped parameter resolves to the text form,
+-- a float or numeric to the number form; with no confidence, the number
+-- form (medium, 0.6) is the only candidate.
+CREATE OR REPLACE FUNCTION pymem.set_fact(
+    user_id text,
+    key text,
+    value jsonb,
+    confidence double precision DEFAULT 0.6,
+    scope text DEFAULT 'habit',
+    source text DEFAULT 'stated',
+    valid_until timestamptz DEFAULT NULL
+)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._lock_user(user_id);
+    RETURN pymem._set_fact(user_id, key, value, confidence, scope, source, valid_until, now());
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem.set_fact(
+    user_id text,
+    key text,
+    value jsonb,
+    confidence text,
+    scope text DEFAULT 'habit',
+    source text DEFAULT 'stated',
+    valid_until timestamptz DEFAULT NULL
+)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._lock_user(user_id);
+    RETURN pymem._set_fact(
+        user_id, key, value, pymem._fact_confidence(confidence), scope, source, valid_until, now()
+    );
+END;
+$$;
+
+-- Global: policies apply to every user's keys (owner only, like
+-- configure_embedder). A NULL policy removes the pattern.
+CREATE OR REPLACE FUNCTION pymem.set_fact_policy(key_pattern text, policy text)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+BEGIN
+    IF key_pattern IS NULL OR btrim(key_pattern) = '' THEN
+        RAISE EXCEPTION 'key_pattern must be a non-empty string, got %',
+            coalesce(quote_literal(key_pattern), 'NULL')
+            USING ERRCODE = 'PM024', HINT = 'A key (''likes_os'') or a pattern (''likes_*'').';
+    END IF;
+    IF policy IS NULL THEN
+        DELETE FROM pymem.fact_policies AS p WHERE p.key_pattern = set_fact_policy.key_pattern;
+        RETURN NULL;
+    END IF;
+    IF policy NOT IN ('latest_wins', 'confirm') THEN
+        RAISE EXCEPTION 'policy must be latest_wins or confirm, got %', quote_literal(policy)
+            USING ERRCODE = 'PM024',
+                HINT = 'latest_wins: a new value replaces; confirm: disagreeing values wait for the user.';
+    END IF;
+    INSERT INTO pymem.fact_policies AS p (key_pattern, policy)
+    VALUES (key_pattern, policy)
+    ON CONFLICT (key_pattern) DO UPDATE SET policy = excluded.policy;
+    RETURN policy;
+END;
+$$;
+
+-- The value believed at as_of: a valid state first, else the habit;
+-- NULL when nothing was known. The current row answers from its set_at
+-- on (and for any instant from now on); earlier instants are answered by
+-- the history of values that were current (replaced, expired, resolved).
+CREATE OR REPLACE FUNCTION pymem.get_fact(
+    user_id text, key text, as_of timestamptz DEFAULT now()
+)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_value jsonb;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_fact_key(key);
+    IF as_of IS NULL THEN
+        RAISE EXCEPTION 'as_of must not be null' USING ERRCODE = 'PM006';
+    END IF;
+    SELECT b.value INTO v_value
+    FROM (
+        SELECT f.scope, f.value, 1 AS rank, f.set_at
+        FROM pymem.facts AS f
+        WHERE f.user_id = get_fact.user_id AND f.key = get_fact.key
+            AND (f.set_at <= get_fact.as_of OR get_fact.as_of >= now())
+            AND (f.valid_until IS NULL OR get_fact.as_of < f.valid_until)
+        UNION ALL
+        SELECT h.scope, h.value, 2 AS rank, h.set_at
+        FROM pymem.fact_history AS h
+        WHERE h.user_id = get_fact.user_id AND h.key = get_fact.key
+            AND h.reason IN ('replaced', 'expired', 'resolved')
+            AND h.set_at <= get_fact.as_of AND get_fact.as_of < h.replaced_at
+            AND (h.valid_until IS NULL OR get_fact.as_of < h.valid_until)
+    ) AS b
+    ORDER BY b.scope = 'state' DESC, b.rank, b.set_at DESC
+    LIMIT 1;
+    RETURN v_value;
+END;
+$$;
+
+-- Every value of a key, oldest first per scope; the current value last
+-- with reason 'current' and no replaced_at.
+CREATE OR REPLACE FUNCTION pymem.fact_history(user_id text, key text)
+RETURNS TABLE (
+    scope text,
+    value jsonb,
+    confidence double precision,
+    source text,
+    valid_until timestamptz,
+    set_at timestamptz,
+    replaced_at timestamptz,
+    reason text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_fact_key(key);
+    RETURN QUERY
+    SELECT t.scope, t.value, t.confidence, t.source, t.valid_until, t.set_at,
+        t.replaced_at, t.reason
+    FROM (
+        SELECT h.scope, h.value, h.confidence, h.source, h.valid_until, h.set_at,
+            h.replaced_at, h.reason, h.id AS seq
+        FROM pymem.fact_history AS h
+        WHERE h.user_id = fact_history.user_id AND h.key = fact_history.key
+        UNION ALL
+        SELECT f.scope, f.value, f.confidence, f.source, f.valid_until, f.set_at,
+            NULL::timestamptz, 'current', NULL::bigint
+        FROM pymem.facts AS f
+        WHERE f.user_id = fact_history.user_id AND f.key = fact_history.key
+    ) AS t
+    ORDER BY t.scope, t.seq NULLS LAST;
+END;
+$$;
+
+-- What waits for the user: facts whose sources disagree (cause 'fact',
+-- one row per key and scope, both candidates) and free-text conflicts
+-- flagged by the app (cause 'conflict', the two memories).
+CREATE OR REPLACE FUNCTION pymem.pending_conflicts(user_id text)
+RETURNS TABLE (
+    review_id uuid,
+    cause text,
+    fact_key text,
+    scope text,
+    value jsonb,
+    confidence double precision,
+    source text,
+    candidate_value jsonb,
+    candidate_confidence double precision,
+    candidate_source text,
+    memory_id uuid,
+    other_id uuid,
+    note text,
+    created_at timestamptz
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    RETURN QUERY
+    SELECT r.id, 'fact'::text, f.key, f.scope, f.value, f.confidence, f.source,
+        f.pending_value, f.pending_confidence, f.pending_source,
+        NULL::uuid, NULL::uuid, r.note, f.pending_since
+    FROM pymem.facts AS f
+    LEFT JOIN pymem.reviews AS r
+        ON r.user_id = f.user_id AND r.cause = 'fact' AND r.fact_key = f.key
+            AND r.resolved_at IS NULL
+    WHERE f.user_id = pending_conflicts.user_id AND f.conflict_pending
+    UNION ALL
+    SELECT r.id, r.cause, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        r.memory_id, r.matched_id, r.note, r.created_at
+    FROM pymem.reviews AS r
+    WHERE r.user_id = pending_conflicts.user_id AND r.cause = 'conflict'
+        AND r.resolved_at IS NULL
+    ORDER BY 14, 3, 4;
+END;
+$$;
+
+-- The user's answer: `value` becomes current as 'confirmed' with
+-- confidence 1 in every pending scope of the key (or only `scope`). The
+-- value it replaces goes to history as 'resolved'; the losing candidate
+-- is already there as 'conflict'. Returns 'kept' when the user chose the
+-- value that was current, else 'replaced'.
+CREATE OR REPLACE FUNCTION pymem.resolve_conflict(
+    user_id text, key text, value jsonb, scope text DEFAULT NULL
+)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_cur pymem.facts;
+    v_at timestamptz;
+    v_action text := 'kept';
+    v_found boolean := false;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_fact_key(key);
+    PERFORM pymem._check_fact_value(value);
+    IF scope IS NOT NULL THEN
+        PERFORM pymem._check_fact_scope(scope);
+    END IF;
+    PERFORM pymem._lock_user(user_id);
+    FOR v_cur IN
+        SELECT f.* FROM pymem.facts AS f
+        WHERE f.user_id = resolve_conflict.user_id AND f.key = resolve_conflict.key
+            AND f.conflict_pending
+            AND (resolve_conflict.scope IS NULL OR f.scope = resolve_conflict.scope)
+        ORDER BY f.scope
+        FOR UPDATE
+    LOOP
+        v_found := true;
+        v_at := greatest(now(), v_cur.set_at, v_cur.updated_at);
+        IF v_cur.value = value THEN
+            UPDATE pymem.facts AS f
+            SET confidence = 1, source = 'confirmed', updated_at = v_at
+            WHERE f.user_id = v_cur.user_id AND f.key = v_cur.key AND f.scope = v_cur.scope;
+        ELSE
+            v_action := 'replaced';
+            INSERT INTO pymem.fact_history AS h
+                (user_id, key, scope, value, confidence, source, valid_until, set_at,
+                replaced_at, reason)
+            VALUES (v_cur.user_id, v_cur.key, v_cur.scope, v_cur.value, v_cur.confidence,
+                v_cur.source, v_cur.valid_until, v_cur.set_at, v_at, 'resolved');
+            UPDATE pymem.facts AS f
+            SET value = resolve_conflict.value, confidence = 1, source = 'confirmed',
+                valid_until = CASE WHEN f.pending_value = resolve_conflict.value
+                    THEN f.pending_valid_until ELSE f.valid_until END,
+                set_at = v_at, updated_at = v_at
+            WHERE f.user_id = v_cur.user_id AND f.key = v_cur.key AND f.scope = v_cur.scope;
+        END IF;
+        UPDATE pymem.facts AS f
+        SET conflict_pending = false, pending_value = NULL, pending_confidence = NULL,
+            pending_source = NULL, pending_valid_until = NULL, pending_since = NULL
+        WHERE f.user_id = v_cur.user_id AND f.key = v_cur.key AND f.scope = v_cur.scope;
+    END LOOP;
+    IF NOT v_found THEN
+        RAISE EXCEPTION '%', format('no pending conflict on fact %s%s for user %s',
+            quote_literal(key),
+            CASE WHEN scope IS NULL THEN '' ELSE format(' (scope %s)', scope) END,
+            quote_literal(user_id))
+            USING ERRCODE = 'PM025',
+                HINT = 'pending_conflicts(user_id) lists what waits for an answer; '
+                    'set_fact sets a value directly.';
+    END IF;
+    PERFORM pymem._close_fact_review(user_id, key, 'confirmed');
+    RETURN v_action;
+END;
+$$;
+
+-- Pending fact conflicts per fact: the share of a user's (or, with NULL,
+-- every user's) facts whose sources disagree and wait for an answer.
+-- 0 when there are no facts.
+CREATE OR REPLACE FUNCTION pymem.contradiction_rate(user_id text DEFAULT NULL)
+RETURNS double precision
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+RETURN (
+    SELECT
+        coalesce(
+            (count(*) FILTER (WHERE f.conflict_pending))::double precision / nullif(count(*), 0), 0
+        )
+    FROM pymem.facts AS f
+    -- $1: user_id (the parameter's name is also the column's)
+    WHERE $1 IS NULL OR f.user_id = $1
+);
+
+-- A contradiction between two free-text memories that only the app's LLM
+-- can see. Both memories stay; the pair waits in pymem.reviews (cause
+-- 'conflict') until the app resolves it. Flagging an open pair again, in
+-- either order, returns the same review.
+CREATE OR REPLACE FUNCTION pymem.flag_conflict(
+    user_id text, memory_id uuid, other_id uuid, note text DEFAULT NULL
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_missing text;
+    v_id uuid;
+    v_note text := nullif(btrim(note), '');
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF memory_id = other_id THEN
+        RAISE EXCEPTION 'a memory cannot conflict with itself (%)', memory_id
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF v_note IS NOT NULL THEN
+        PERFORM pymem._check_content(v_note, (pymem._settings()).max_content_chars, 'note');
+    END IF;
+    PERFORM pymem._lock_user(user_id);
+    SELECT string_agg(coalesce(x::text, 'NULL'), ', ') INTO v_missing
+    FROM unnest(ARRAY[memory_id, other_id]) AS x
+    WHERE NOT EXISTS (
+        SELECT FROM pymem.memories AS m
+        WHERE m.user_id = flag_conflict.user_id AND m.id = x
+            AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
+    );
+    IF v_missing IS NOT NULL THEN
+        RAISE EXCEPTION 'no live memory % for user %', v_missing, quote_literal(user_id)
+            USING ERRCODE = 'PM011',
+                HINT = 'Memories of other users are invisible; deleted and consolidated '
+                    'memories cannot be flagged.';
+    END IF;
+    SELECT r.id INTO v_id
+    FROM pymem.reviews AS r
+    WHERE r.user_id = flag_conflict.user_id AND r.cause = 'conflict' AND r.resolved_at IS NULL
+        AND ((r.memory_id = flag_conflict.memory_id AND r.matched_id = flag_conflict.other_id)
+            OR (r.memory_id = flag_conflict.other_id AND r.matched_id = flag_conflict.memory_id));
+    IF found THEN
+        RETURN v_id;
+    END IF;
+    INSERT INTO pymem.reviews AS r (user_id, cause, memory_id, matched_id, note)
+    VALUES (user_id, 'conflict', memory_id, other_id, v_note)
+    RETURNING r.id INTO v_id;
+    RETURN v_id;
+END;
+$$;
+
+-- Undo: the memory takes the state of an earlier version again
+-- (by default the one before its latest change), and the state it leaves
+-- is recorded as a version like any change (reason 'undo: ...'). So the
+-- next undo restores what this one undid: undo twice = redo. Restored:
+-- content, embedding, canonical, topic, details, kind, consolidated_into,
+-- deleted_at (what versions track), importance and valid_until;
+-- counters, source, pinned, tier and metadata stay as they are.
+-- Returns the version whose state was restored.
+CREATE OR REPLACE FUNCTION pymem.undo(
+    user_id text, memory_id uuid, to_version integer DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_mem record;
+    v_ver pymem.memory_versions;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._lock_user(user_id);
+    SELECT m.id, m.version INTO v_mem
+    FROM pymem.memories AS m
+    WHERE m.user_id = undo.user_id AND m.id = undo.memory_id
+    FOR UPDATE;
+    IF NOT found THEN
+        RAISE EXCEPTION 'no memory % for user %', coalesce(memory_id::text, 'NULL'),
+            quote_literal(user_id)
+            USING ERRCODE = 'PM011', HINT = 'Memories of other users are invisible.';
+    END IF;
+    IF to_version IS NOT NULL AND to_version >= v_mem.version THEN
+        RAISE EXCEPTION 'memory % is at version %: to_version % is not an earlier one',
+            memory_id, v_mem.version, to_version
+            USING ERRCODE = 'PM026';
+    END IF;
+    SELECT v.* INTO v_ver
+    FROM pymem.memory_versions AS v
+    WHERE v.user_id = undo.user_id AND v.memory_id = undo.memory_id
+        AND v.version = coalesce(undo.to_version, v_mem.version - 1);
+    IF NOT found THEN
+        RAISE EXCEPTION 'memory % has no version % to restore (it is at version %)',
+            memory_id, coalesce(to_version, v_mem.version - 1), v_mem.version
+            USING ERRCODE = 'PM026',
+                HINT = 'A memory that was never changed has nothing to undo.';
+    END IF;
+    PERFORM pymem._set_change_reason(format('undo: restored version %s (%s)',
+        v_ver.version, v_ver.reason));
+    UPDATE pymem.memories AS m
+    SET content = v_ver.content,
+        embedding = v_ver.embedding,
+        canonical = v_ver.previous ->> 'canonical',
+        topic = v_ver.previous ->> 'topic',
+        details = coalesce(v_ver.previous -> 'details', '{}'),
+        kind = v_ver.previous ->> 'kind',
+        consolidated_into = (v_ver.previous ->> 'consolidated_into')::uuid,
+        deleted_at = (v_ver.previous ->> 'deleted_at')::timestamptz,
+        importance = coalesce((v_ver.previous ->> 'importance')::double precision, m.importance),
+        valid_until = (v_ver.previous ->> 'valid_until')::timestamptz
+    WHERE m.user_id = undo.user_id AND m.id = undo.memory_id;
+    PERFORM pymem._set_change_reason(NULL);
+    RETURN v_ver.version;
+END;
+$$;
+
+-- The user's facts as believed now: one row per key and scope, expired
+-- states left out; conflict_pending marks a key waiting for the user.
+CREATE OR REPLACE FUNCTION pymem.current_facts(user_id text)
+RETURNS TABLE (
+    key text,
+    scope text,
+    value jsonb,
+    confidence double precision,
+    source text,
+    valid_until timestamptz,
+    set_at timestamptz,
+    conflict_pending boolean
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    RETURN QUERY
+    SELECT f.key, f.scope, f.value, f.confidence, f.source, f.valid_until, f.set_at,
+        f.conflict_pending
+    FROM pymem.facts AS f
+    WHERE f.user_id = current_facts.user_id
+        AND (f.valid_until IS NULL OR f.valid_until > now())
+    ORDER BY f.key, f.scope;
+END;
+$$;
