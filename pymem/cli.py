@@ -1,4 +1,4 @@
-"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate."""
+"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate, contacts."""
 
 from __future__ import annotations
 
@@ -155,6 +155,43 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- contacts ------------------------------------------------------------------
+
+
+def cmd_contacts(args: argparse.Namespace) -> int:
+    user = args.card_user if args.action == "card" else args.user
+    if not user:
+        print("pymem: contacts needs --user", file=sys.stderr)
+        return 2
+    store = _store(args)
+    with store:
+        if args.action == "card":
+            print(store.contact_card(user, args.name, max_chars=args.max_chars))
+            return 0
+        people = store.recent_contacts(user, k=args.limit)
+    if not people:
+        print("no contacts")
+        return 0
+    for person in people:
+        when = person.last_mentioned_at
+        seen = when.strftime("%Y-%m-%d %H:%M") if when else "never"
+        relationship = f" ({person.relationship})" if person.relationship else ""
+        print(f"{seen:<16}  {person.name}{relationship}")
+    return 0
+
+
+def _add_contacts_parser(sub) -> None:
+    p = sub.add_parser("contacts", help="people in a user's life: list them, or `card NAME`")
+    p.add_argument("--user", help="whose contacts (required)")
+    p.add_argument("--limit", type=int, default=100, help="at most this many people")
+    p.set_defaults(func=cmd_contacts, action="list")
+    actions = p.add_subparsers(dest="action")
+    card = actions.add_parser("card", help="print a person's card")
+    card.add_argument("--user", dest="card_user", required=True)
+    card.add_argument("--max-chars", type=int, default=600, help="card length in characters")
+    card.add_argument("name", help="the person: name, alias or id")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -202,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("calibrate", help="fit thresholds for the bundled embedder")
     p.add_argument("--apply", action="store_true", help="record them in the store")
     p.set_defaults(func=cmd_calibrate)
+
+    _add_contacts_parser(sub)
     return parser
 
 
