@@ -1,4 +1,4 @@
-"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate."""
+"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate, contacts."""
 
 from __future__ import annotations
 
@@ -241,6 +241,43 @@ def _add_facts_parser(sub) -> None:
     h.add_argument("key")
 
 
+# -- contacts ------------------------------------------------------------------
+
+
+def cmd_contacts(args: argparse.Namespace) -> int:
+    user = args.card_user if args.action == "card" else args.user
+    if not user:
+        print("pymem: contacts needs --user", file=sys.stderr)
+        return 2
+    store = _store(args)
+    with store:
+        if args.action == "card":
+            print(store.contact_card(user, args.name, max_chars=args.max_chars))
+            return 0
+        people = store.recent_contacts(user, k=args.limit)
+    if not people:
+        print("no contacts")
+        return 0
+    for person in people:
+        when = person.last_mentioned_at
+        seen = when.strftime("%Y-%m-%d %H:%M") if when else "never"
+        relationship = f" ({person.relationship})" if person.relationship else ""
+        print(f"{seen:<16}  {person.name}{relationship}")
+    return 0
+
+
+def _add_contacts_parser(sub) -> None:
+    p = sub.add_parser("contacts", help="people in a user's life: list them, or `card NAME`")
+    p.add_argument("--user", help="whose contacts (required)")
+    p.add_argument("--limit", type=int, default=100, help="at most this many people")
+    p.set_defaults(func=cmd_contacts, action="list")
+    actions = p.add_subparsers(dest="action")
+    card = actions.add_parser("card", help="print a person's card")
+    card.add_argument("--user", dest="card_user", required=True)
+    card.add_argument("--max-chars", type=int, default=600, help="card length in characters")
+    card.add_argument("name", help="the person: name, alias or id")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -290,6 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_calibrate)
 
     _add_facts_parser(sub)
+
+    _add_contacts_parser(sub)
     return parser
 
 

@@ -174,4 +174,33 @@ def run_demo(dsn: str | None = None) -> int:
             f"\n{len(hits)} memories from "
             f"{sum(len(items) for _, items in SESSIONS) + 1} statements."
         )
+
+        _demo_contacts(store, embed, user)
     return 0
+
+
+# -- contacts ------------------------------------------------------------------
+
+FRIEND_FACTS = [
+    "小红在腾讯工作",
+    "小红养了一只猫，叫团子",
+    "小红下个月来北京出差",
+    "Xiaohong is learning to surf",
+    "小红不吃香菜",
+]
+
+
+def _demo_contacts(store: MemoryStore, embed, user: str) -> None:
+    print("\n== People: five facts about 小红 (Xiaohong), linked to her")
+    vectors = embed(FRIEND_FACTS)
+    ids = [
+        store.upsert(user, text, vector).memory_id
+        for text, vector in zip(FRIEND_FACTS, vectors, strict=True)
+    ]
+    store.sync_contact(user, "小红", ids, relationship="friend", aliases=["Xiaohong"])
+    message = "小红最近怎么样？"
+    print(f"  message: {message}")
+    for person in store.mentioned_contacts(user, message):
+        print(f"  mentions {person.name}; her card:")
+        for line in store.contact_card(user, person.contact_id).splitlines():
+            print(f"    {line}")

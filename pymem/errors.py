@@ -121,6 +121,25 @@ class NothingToUndo(PymemError):
     sqlstate = "PM026"
 
 
+# -- contacts (PM030-PM039) --
+
+
+class ContactNotFound(PymemError):
+    sqlstate = "PM030"
+
+
+class InvalidContactName(PymemError):
+    sqlstate = "PM031"
+
+
+class InvalidContactAttributes(PymemError):
+    sqlstate = "PM032"
+
+
+class InvalidContactMerge(PymemError):
+    sqlstate = "PM033"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 

@@ -135,6 +135,9 @@ class Settings:
     goal_overlap_threshold: float
     on_related: str
     dedup_term_change: float
+    contact_fuzzy_threshold: float
+    contact_cjk_fuzzy_threshold: float
+    contact_profile_due_count: int
 
 
 # -- facts ----------------------------------------------------------------
@@ -193,6 +196,44 @@ def _fact_json(value: Any) -> str | None:
             f"fact value must be JSON-serializable, got {type(value).__name__}: {exc}",
             sqlstate=InvalidFactValue.sqlstate,
         ) from exc
+
+
+# -- contacts: rows ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContactMatch:
+    contact_id: UUID
+    name: str
+    match: str
+    score: float
+
+
+@dataclass(frozen=True)
+class MentionedContact:
+    contact_id: UUID
+    name: str
+    relationship: str | None
+    matched: str
+
+
+@dataclass(frozen=True)
+class ContactMemory:
+    memory_id: UUID
+    content: str
+    kind: str
+    found_by: str
+    importance: float
+    decay_score: float
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class RecentContact:
+    contact_id: UUID
+    name: str
+    relationship: str | None
+    last_mentioned_at: datetime | None
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
@@ -505,6 +546,8 @@ class MemoryStore:
 
     # -- facts ------------------------------------------------------------------
 
+    # -- contacts ------------------------------------------------------------
+
     def _scalar(self, query: str, params: Sequence[Any]) -> Any:
         with self._connection() as conn, wrap_errors():
             return conn.execute(query, params).fetchone()[0]
@@ -589,3 +632,89 @@ class MemoryStore:
     def contradiction_rate(self, user_id: str | None = None) -> float:
         """``pymem.contradiction_rate``: pending fact conflicts per fact."""
         return self._scalar("SELECT pymem.contradiction_rate(%s)", (user_id,))
+
+    def sync_contact(
+        self,
+        user_id: str,
+        name: str,
+        memory_ids: Sequence[UUID | str] | None = None,
+        *,
+        relationship: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> UUID:
+        """``pymem.sync_contact``: create or update a person, link memories; returns its id."""
+        return self._scalar(
+            "SELECT pymem.sync_contact(%s, %s, %s::uuid[], relationship => %s,"
+            " attributes => %s, aliases => %s::text[], description => %s)",
+            (
+                user_id,
+                name,
+                None if memory_ids is None else [str(i) for i in memory_ids],
+                relationship,
+                None if attributes is None else Jsonb(dict(attributes)),
+                None if aliases is None else list(aliases),
+                description,
+            ),
+        )
+
+    def resolve_contact(self, user_id: str, name: str) -> list[ContactMatch]:
+        """``pymem.resolve_contact``: exact name, else alias, else fuzzy candidates."""
+        return self._rows(
+            ContactMatch, "SELECT * FROM pymem.resolve_contact(%s, %s)", (user_id, name)
+        )
+
+    def merge_contacts(self, user_id: str, keep: UUID | str, merge: UUID | str) -> UUID:
+        """``pymem.merge_contacts``: join ``merge`` into ``keep``; returns keep's id."""
+        return self._scalar(
+            "SELECT pymem.merge_contacts(%s, %s, %s)", (user_id, str(keep), str(merge))
+        )
+
+    def mentioned_contacts(self, user_id: str, message: str) -> list[MentionedContact]:
+        """``pymem.mentioned_contacts``: the people a message names (marks them mentioned)."""
+        return self._rows(
+            MentionedContact,
+            "SELECT * FROM pymem.mentioned_contacts(%s, %s)",
+            (user_id, message),
+        )
+
+    def contact_memories(
+        self, user_id: str, contact: UUID | str, k: int = 20
+    ) -> list[ContactMemory]:
+        """``pymem.contact_memories``: linked memories, then text matches (linked now)."""
+        return self._rows(
+            ContactMemory,
+            "SELECT * FROM pymem.contact_memories(%s, %s, %s)",
+            (user_id, str(contact), k),
+        )
+
+    def contact_card(self, user_id: str, contact: UUID | str, max_chars: int = 600) -> str:
+        """``pymem.contact_card``: a prompt-ready block about a person."""
+        return self._scalar(
+            "SELECT pymem.contact_card(%s, %s, %s)", (user_id, str(contact), max_chars)
+        )
+
+    def consolidate_contact(
+        self,
+        user_id: str,
+        contact: UUID | str,
+        description: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> UUID | None:
+        """``pymem.consolidate_contact``: store a profile; returns the profile memory's id."""
+        return self._scalar(
+            "SELECT pymem.consolidate_contact(%s, %s, %s, %s)",
+            (
+                user_id,
+                str(contact),
+                description,
+                None if attributes is None else Jsonb(dict(attributes)),
+            ),
+        )
+
+    def recent_contacts(self, user_id: str, k: int = 10) -> list[RecentContact]:
+        """``pymem.recent_contacts``: people by last mention, most recent first."""
+        return self._rows(
+            RecentContact, "SELECT * FROM pymem.recent_contacts(%s, %s)", (user_id, k)
+        )

@@ -7,6 +7,9 @@ GRANT SELECT, INSERT, UPDATE ON pymem.memories, pymem.reviews TO pymem_app;
 -- history is written only by the SECURITY DEFINER trigger
 GRANT SELECT ON pymem.memory_versions TO pymem_app;
 REVOKE INSERT ON pymem.memory_versions FROM pymem_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON pymem.contacts, pymem.contact_aliases, pymem.contact_links
+TO pymem_app;
+GRANT SELECT, INSERT, UPDATE ON pymem.contact_history TO pymem_app;
 GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics, pymem.schema_info TO pymem_app;
 -- facts (0005): fact history is written by the invoker functions, so the
 -- app may insert it (its own user's rows only, RLS); policies are global
