@@ -12,7 +12,9 @@ same slot. The rules that decide are pymem's own SQL (``pymem._decide`` for the 
   merge recall of each language, on the development pairs and on evaluation pairs that the fit
   never saw, through the real upsert path: store a, then upsert b.
 
-Everything runs in one transaction that is rolled back: the store is left as it was.
+The pairs go to temporary tables; every write is made in transactions that are rolled back
+(500 pairs at a time: each pair is its own user, and each user's lock lives until the end of
+its transaction), so the store is left as it was.
 """
 
 from __future__ import annotations
@@ -94,9 +96,8 @@ def _load_table(conn: psycopg.Connection, table: str, embed: Embed, pairs: Seque
     conn.execute(
         f"CREATE TEMP TABLE {table} (i int, lang text, label text, a text, b text,"
         " ea vector, eb vector, sim float8 GENERATED ALWAYS AS (1 - (ea <=> eb)) STORED)"
-        " ON COMMIT DROP"
     )
-    with conn.cursor() as cur:
+    with conn.transaction(), conn.cursor() as cur:
         cur.executemany(
             f"INSERT INTO {table} (i, lang, label, a, b, ea, eb)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s)",
@@ -111,7 +112,7 @@ def _sweep(conn: psycopg.Connection, table: str, topic_supersede: float, trigram
     """Per grid point and language: pairs of each label merged by the write path's rules
     (step 1, exact text, then pymem._judge of each pair's pymem._pair_evidence)."""
     conn.execute(
-        f"CREATE TEMP TABLE {table}_evidence ON COMMIT DROP AS"
+        f"CREATE TEMP TABLE {table}_evidence AS"
         " SELECT p.lang, p.label, p.sim,"
         " pymem._fingerprint(p.a) = pymem._fingerprint(p.b)"
         " AND pymem._fact_markers(p.a) = pymem._fact_markers(p.b) AS exact, e.*"
@@ -174,39 +175,58 @@ def _review_band(conn: psycopg.Connection, table: str, dedup: float) -> float:
     return dedup if value is None else min(dedup, math.floor(value * 100) / 100)
 
 
+CHUNK = 500
+
+
 def upsert_report(
     conn: psycopg.Connection, table: str, cal: Calibration
 ) -> dict[str, dict[str, Any]]:
     """Store a, upsert b (one user per pair) through pymem.upsert_memory; rates per language."""
-    conn.execute(
-        "UPDATE pymem.settings SET dedup_threshold = %s, supersede_threshold = %s,"
-        " topic_supersede_threshold = %s, dedup_term_change = %s, on_related = 'review'",
-        (
-            cal.dedup_threshold,
-            cal.supersede_threshold,
-            cal.topic_supersede_threshold,
-            cal.dedup_term_change,
-        ),
-    )
+    (count,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
     user = f"'pymem-calibrate:{table}:' || p.i"
-    conn.execute(
-        f"SELECT u.action FROM {table} AS p, LATERAL pymem.upsert_memory({user}, p.a, p.ea) AS u"
-    )
-    rows = conn.execute(
-        f"""
-        SELECT p.lang, p.label, count(*),
-            count(*) FILTER (WHERE u.action IN ('duplicate', 'superseded')),
-            count(*) FILTER (WHERE u.action = 'inserted' AND u.matched_id IS NOT NULL)
-        FROM {table} AS p, LATERAL pymem.upsert_memory({user}, p.b, p.eb) AS u
-        GROUP BY 1, 2
-        """
-    ).fetchall()
+    totals: dict[tuple[str, str], list[int]] = {}
+    for start in range(0, count, CHUNK):
+        try:
+            with conn.transaction():
+                conn.execute(
+                    "UPDATE pymem.settings SET dedup_threshold = %s, supersede_threshold = %s,"
+                    " topic_supersede_threshold = %s, dedup_term_change = %s,"
+                    " on_related = 'review'",
+                    (
+                        cal.dedup_threshold,
+                        cal.supersede_threshold,
+                        cal.topic_supersede_threshold,
+                        cal.dedup_term_change,
+                    ),
+                )
+                chunk = f"p.i >= {start} AND p.i < {start + CHUNK}"
+                conn.execute(
+                    f"SELECT u.action FROM {table} AS p,"
+                    f" LATERAL pymem.upsert_memory({user}, p.a, p.ea) AS u WHERE {chunk}"
+                )
+                for lang, label, n, merged, queued in conn.execute(
+                    f"""
+                    SELECT p.lang, p.label, count(*),
+                        count(*) FILTER (WHERE u.action IN ('duplicate', 'superseded')),
+                        count(*) FILTER (WHERE u.action = 'inserted' AND u.matched_id IS NOT NULL)
+                    FROM {table} AS p, LATERAL pymem.upsert_memory({user}, p.b, p.eb) AS u
+                    WHERE {chunk}
+                    GROUP BY 1, 2
+                    """
+                ):
+                    t = totals.setdefault((lang, label), [0, 0, 0])
+                    t[0] += n
+                    t[1] += merged
+                    t[2] += queued
+                raise _Rollback
+        except _Rollback:
+            pass
     report: dict[str, dict[str, Any]] = {}
-    for lang, label, n, merged, reviewed in rows:
+    for (lang, label), (n, merged, queued) in totals.items():
         r = report.setdefault(lang, {})
         r[f"n_{label}"] = n
         r[f"merged_{label}"] = merged / n
-        r[f"reviewed_{label}"] = reviewed / n
+        r[f"reviewed_{label}"] = queued / n
     for r in report.values():
         r["false_merge_rate"] = r.get(f"merged_{DISTINCT}", 0.0)
         r["merge_recall"] = r.get(f"merged_{SAME}", float("nan"))
@@ -214,7 +234,7 @@ def upsert_report(
 
 
 def calibrate(
-    conn: psycopg.Connection,
+    dsn: str,
     embed: Embed,
     dev: Sequence[Pair],
     evaluation: dict[str, Sequence[Pair]],
@@ -222,36 +242,32 @@ def calibrate(
     max_false_merge: float = 0.05,
     margin: float = 0.02,
 ) -> Calibration:
-    """Fit on ``dev``, report on ``dev`` and on each evaluation set, in a rolled-back
-    transaction of ``conn`` (a migrated store of the embedder's dimension)."""
+    """Fit on ``dev`` with at most ``max_false_merge - margin`` distinct pairs merged in every
+    language; report on ``dev`` and on each evaluation set. ``dsn``: a migrated store of the
+    embedder's dimension; nothing is left in it."""
     from pgvector.psycopg import register_vector
 
-    register_vector(conn)
-    settings = conn.execute(
-        "SELECT topic_supersede_threshold, trigram_threshold FROM pymem.settings"
-    ).fetchone()
-    topic_supersede, trigram = settings
-    try:
-        with conn.transaction():
-            _load_table(conn, "calibration_dev", embed, dev)
-            dedup, term_change = choose(
-                _sweep(conn, "calibration_dev", topic_supersede, trigram),
-                max_false_merge - margin,
-            )
-            cal = Calibration(
-                dedup_threshold=dedup,
-                dedup_term_change=term_change,
-                supersede_threshold=_review_band(conn, "calibration_dev", dedup),
-                topic_supersede_threshold=min(topic_supersede, dedup),
-            )
-            cal.report["dev"] = upsert_report(conn, "calibration_dev", cal)
-            for n, (name, pairs) in enumerate(evaluation.items()):
-                table = f"calibration_eval_{n}"
-                _load_table(conn, table, embed, pairs)
-                cal.report[name] = upsert_report(conn, table, cal)
-            raise _Rollback
-    except _Rollback:
-        pass
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        register_vector(conn)
+        topic_supersede, trigram = conn.execute(
+            "SELECT topic_supersede_threshold, trigram_threshold FROM pymem.settings"
+        ).fetchone()
+        _load_table(conn, "calibration_dev", embed, dev)
+        dedup, term_change = choose(
+            _sweep(conn, "calibration_dev", topic_supersede, trigram),
+            max_false_merge - margin,
+        )
+        cal = Calibration(
+            dedup_threshold=dedup,
+            dedup_term_change=term_change,
+            supersede_threshold=_review_band(conn, "calibration_dev", dedup),
+            topic_supersede_threshold=min(topic_supersede, dedup),
+        )
+        cal.report["dev"] = upsert_report(conn, "calibration_dev", cal)
+        for n, (name, pairs) in enumerate(evaluation.items()):
+            table = f"calibration_eval_{n}"
+            _load_table(conn, table, embed, pairs)
+            cal.report[name] = upsert_report(conn, table, cal)
     return cal
 
 
