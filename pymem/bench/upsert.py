@@ -16,8 +16,9 @@ digits, negations or topics: only cosine, trigram and fingerprint decide.
 
 Every decision of (c) is checked against a brute-force replay: the users' rows
 read by a sequential scan before the run, the effect of each earlier operation
-applied, the nearest neighbour found by sorting all of them. The replay's final
-state must equal the table's.
+applied, the 8 nearest neighbours found by sorting all of them and judged by
+the write path's own rule (pymem._decide), so the check follows the rules as
+they change. The replay's final state must equal the table's.
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ class Thresholds:
     dedup: float
     supersede: float
     trigram: float
+    topic_supersede: float
+    term_change: float
 
 
 @dataclass
@@ -343,13 +346,14 @@ FROM (
 ) AS v
 """
 # For each operation, in the state just before it: the first live-or-not
-# memory with the same fingerprint (step 1 of pymem._upsert), and the nearest
-# live memory by a full sort of the user's rows.
+# memory with the same fingerprint (step 1 of the match), and the decision of
+# the write path's own rule (pymem._decide) on each of the 8 nearest live
+# memories found by a full sort of the user's rows: a duplicate anywhere wins,
+# then the closest supersede, then the closest related neighbour.
 EXPECTED = f"""
 SELECT
-    o.op_no, o.action, o.memory_id, o.similarity, o.matched_id,
-    fp.id, fp.sim, nn.id, nn.sim,
-    similarity(o.content, nn.content)
+    o.op_no, o.action, o.similarity, o.matched_id,
+    fp.id, fp.sim, nn8.id, nn8.sim, d.action
 FROM bench_ops AS o
 LEFT JOIN LATERAL (
     SELECT s.id, 1 - (s.embedding <=> o.embedding) AS sim
@@ -359,14 +363,34 @@ LEFT JOIN LATERAL (
     LIMIT 1
 ) AS fp ON true
 LEFT JOIN LATERAL (
-    SELECT s.id, s.content, 1 - (s.embedding <=> o.embedding) AS sim
-    FROM bench_spans AS s
-    WHERE {VISIBLE} AND s.deleted_at IS NULL AND s.consolidated_into IS NULL
-    ORDER BY s.embedding <=> o.embedding, s.id
-    LIMIT 1
-) AS nn ON true
-ORDER BY o.op_no
+    SELECT s.id, s.content, 1 - (s.embedding <=> o.embedding) AS sim,
+        row_number() OVER () AS rank
+    FROM (
+        SELECT s.* FROM bench_spans AS s
+        WHERE {VISIBLE} AND s.deleted_at IS NULL AND s.consolidated_into IS NULL
+        ORDER BY s.embedding <=> o.embedding, s.id
+        LIMIT 8
+    ) AS s
+) AS nn8 ON true
+LEFT JOIN LATERAL pymem._decide(
+    nn8.content, o.content, nn8.sim, NULL, %(dedup)s, %(supersede)s, %(topic_supersede)s,
+    %(trigram)s, %(term_change)s, 'review'
+) AS d ON true
+ORDER BY o.op_no, nn8.rank
 """
+
+
+def expected_decision(fp: tuple, candidates: list[tuple]) -> tuple:
+    """What the match step must have decided, from the replayed state."""
+    if fp[0] is not None:
+        return ("duplicate", fp[0], fp[1])
+    for wanted in ("duplicate", "superseded", "related"):
+        for nn_id, nn_sim, action in candidates:
+            if action == wanted:
+                return ("inserted" if wanted == "related" else wanted, nn_id, nn_sim)
+    return ("inserted", None, None)
+
+
 FINAL_MISMATCHES = """
 SELECT count(*)
 FROM (SELECT id, content, embedding FROM bench_spans WHERE to_op IS NULL) AS f
@@ -433,19 +457,26 @@ def verify(
     conn.execute("CREATE INDEX ON bench_spans (user_id)")
     conn.execute("ANALYZE bench_spans")
     conn.execute("ANALYZE bench_ops")
-    rows = conn.execute(EXPECTED).fetchall()
+    params = {
+        "dedup": t.dedup,
+        "supersede": t.supersede,
+        "topic_supersede": t.topic_supersede,
+        "trigram": t.trigram,
+        "term_change": t.term_change,
+    }
+    by_op: dict[int, tuple] = {}
+    for op_no, action, sim, matched_id, fp_id, fp_sim, nn_id, nn_sim, decided in conn.execute(
+        EXPECTED, params
+    ):
+        entry = by_op.setdefault(op_no, (action, sim, matched_id, (fp_id, fp_sim), [], []))
+        if nn_id is not None:
+            entry[4].append((nn_id, nn_sim, decided))
+            entry[5].append(nn_id)
     matched = nearest = matched_total = inserted_ok = inserted_total = 0
     max_diff = 0.0
     mismatches = []
-    for op_no, action, _mid, sim, matched_id, fp_id, fp_sim, nn_id, nn_sim, trgm in rows:
-        if fp_id is not None:
-            expected = ("duplicate", fp_id, fp_sim)
-        elif nn_id is not None and (nn_sim >= t.dedup or trgm >= t.trigram):
-            expected = ("duplicate", nn_id, nn_sim)
-        elif nn_id is not None and nn_sim >= t.supersede:
-            expected = ("superseded", nn_id, nn_sim)
-        else:
-            expected = ("inserted", None, None)
+    for op_no, (action, sim, matched_id, fp, candidates, ranked) in by_op.items():
+        expected = expected_decision(fp, candidates)
         ok = action == expected[0] and matched_id == expected[1]
         if ok and expected[2] is not None:
             diff = abs(sim - expected[2])
@@ -453,13 +484,14 @@ def verify(
             ok = diff <= 1e-12
         if action in ("duplicate", "superseded"):
             matched_total += 1
-            nearest += matched_id == nn_id
+            nearest += bool(ranked) and matched_id == ranked[0]
         else:
             inserted_total += 1
-            inserted_ok += nn_id is None or nn_sim < t.supersede
+            inserted_ok += ok
         matched += ok
         if not ok and len(mismatches) < 5:
             mismatches.append((op_no, action, matched_id, sim, expected))
+    rows = by_op
     final_seq = _seqscan_create(
         conn,
         "bench_final",
@@ -653,9 +685,8 @@ def report_scenario(res: ScenarioResult, ops: list[Op], table_rows: int, out: Ou
     out(
         f"   exact: every decision of (c) matched a brute-force scan: {e['ok']} "
         f"({e['matched']}/{e['decisions']} decisions; matched_id = nearest neighbour for "
-        f"{e['nearest']}/{e['matched_total']} duplicate/superseded; no neighbour >= "
-        "supersede threshold for "
-        f"{e['inserted_ok']}/{e['inserted_total']} inserted; max |similarity diff| "
+        f"{e['nearest']}/{e['matched_total']} duplicate/superseded; the replayed rule agrees"
+        f" on {e['inserted_ok']}/{e['inserted_total']} inserted; max |similarity diff| "
         f"{e['max_sim_diff']:.1e}; replayed final rows = table: {e['final_mismatches'] == 0};"
         f" checked in {e['seconds']:.1f} s)"
     )
@@ -726,9 +757,10 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
             out(line)
         s = conn.execute(
             "SELECT embedding_dimensions, dedup_threshold, supersede_threshold,"
-            " trigram_threshold FROM pymem.settings"
+            " trigram_threshold, topic_supersede_threshold, dedup_term_change"
+            " FROM pymem.settings"
         ).fetchone()
-        dim, t = s[0], Thresholds(s[1], s[2], s[3])
+        dim, t = s[0], Thresholds(*s[1:])
         out(
             f"thresholds: dedup {t.dedup}, supersede {t.supersede}, trigram {t.trigram}; "
             f"{dim}-d vectors"
@@ -767,7 +799,7 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
     out("")
     out(
         f"-- dedup lookup for a user with {big.per_user:,}+ memories ({lk['user']}), "
-        f"{sizes.lookup_probes} probes, the candidate query of pymem._upsert "
+        f"{sizes.lookup_probes} probes, the candidate query of pymem._match "
         "(ORDER BY embedding <=> q LIMIT 8)"
     )
     out(
