@@ -108,3 +108,6 @@ DROP FUNCTION IF EXISTS pymem._upsert(
     text, text, vector, text, double precision, text, boolean, jsonb, jsonb, text, text,
     timestamptz, double precision, double precision, double precision, pymem.settings, text
 );
+DROP FUNCTION IF EXISTS pymem.configure_embedder(
+    text, double precision, double precision, double precision, boolean
+);

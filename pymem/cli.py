@@ -1,4 +1,5 @@
-"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate, contacts."""
+"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate,
+reviews, facts, contacts."""
 
 from __future__ import annotations
 
@@ -81,8 +82,10 @@ def cmd_remember(args: argparse.Namespace) -> int:
             topic=args.topic,
             source=args.source,
         )
-    sim = "" if result.similarity is None else f" (similarity {result.similarity:.3f})"
-    print(f"{result.action}: {result.memory_id}{sim}")
+    sim = "" if result.similarity is None else f", similarity {result.similarity:.3f}"
+    print(f"{result.action}: {result.memory_id} ({result.rule}{sim})")
+    if result.action == "inserted" and result.matched_id is not None:
+        print(f"queued for review with {result.matched_id}: pymem reviews --user {args.user}")
     return 0
 
 
@@ -135,11 +138,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from pymem.calibration import calibrate, format_report
+    from pymem.calibration import Calibration, calibrate, format_report, load_pairs
+    from pymem.calibration import evaluate as evaluate_thresholds
     from pymem.embedder import default_embedder
 
     embed = default_embedder()
-    cal = calibrate(embed)
+    evaluation = {"hand-written (bundled)": load_pairs()}
+    for path in args.eval or []:
+        evaluation[path] = load_pairs([path])
+    dsn = _dsn(args)
+    if server.uses_embedded(args.dsn):
+        from pymem.migrate import migrate
+
+        migrate(dsn)
+    if not args.dev:
+        # no fit: how the thresholds recorded for the bundled embedder do on held-out pairs
+        t = embed.thresholds
+        cal = Calibration(t.dedup, t.term_change, t.supersede, t.topic_supersede)
+        cal.report = evaluate_thresholds(dsn, embed, cal, evaluation)
+        print(format_report(cal))
+        return 0
+    cal = calibrate(dsn, embed, load_pairs(args.dev), evaluation)
     print(format_report(cal))
     if args.apply:
         store = _store(args)
@@ -150,8 +169,33 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 cal.supersede_threshold,
                 cal.topic_supersede_threshold,
                 overwrite=True,
+                dedup_term_change=cal.dedup_term_change,
             )
         print(f"recorded for {embed.name}")
+    return 0
+
+
+# -- the review queue ---------------------------------------------------------
+
+
+def cmd_reviews(args: argparse.Namespace) -> int:
+    store = _store(args)
+    with store:
+        if args.resolve:
+            memory_id, decision = args.resolve
+            survivor = store.resolve_review(args.user, memory_id, decision)
+            print(f"{decision}: {survivor} survives")
+            return 0
+        reviews = store.pending_reviews(args.user)
+    if not reviews:
+        print("no pending reviews")
+    for r in reviews:
+        if r.cause == "fact":
+            print(f"fact      {r.fact_key}: sources disagree (pymem facts --user {args.user})")
+            continue
+        sim = "" if r.similarity is None else f" {r.similarity:.2f}"
+        print(f"{r.cause:<9} {r.memory_id}  {r.content}")
+        print(f"{'':<9} {r.matched_id}  {r.matched_content}{sim}")
     return 0
 
 
@@ -322,9 +366,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("calibrate", help="fit thresholds for the bundled embedder")
-    p.add_argument("--apply", action="store_true", help="record them in the store")
+    p = sub.add_parser(
+        "calibrate",
+        help="fit the bundled embedder's thresholds on --dev pairs, report on held-out pairs",
+    )
+    p.add_argument(
+        "--dev", nargs="+", metavar="JSONL", help="pairs to fit on (docs/calibration.md)"
+    )
+    p.add_argument(
+        "--eval",
+        nargs="+",
+        metavar="JSONL",
+        help="held-out pairs to report on, beside the bundled hand-written ones",
+    )
+    p.add_argument("--apply", action="store_true", help="record the fitted thresholds")
     p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("reviews", help="pairs waiting for the app's decision")
+    p.add_argument("--user", required=True, help="whose review queue")
+    p.add_argument(
+        "--resolve",
+        nargs=2,
+        metavar=("MEMORY_ID", "DECISION"),
+        help="keep_both, supersede or duplicate",
+    )
+    p.set_defaults(func=cmd_reviews)
 
     _add_facts_parser(sub)
 

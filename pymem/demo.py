@@ -37,6 +37,7 @@ SESSIONS: list[tuple[str, list[dict]]] = [
                 "importance": 0.2,
             },
             {"content": "Lower my A1C to 7%", "kind": "goal"},
+            {"content": "My A1C is 7.2%", "kind": "fact"},
             {
                 "content": "用户的女儿叫小美",
                 "kind": "profile",
@@ -55,6 +56,8 @@ SESSIONS: list[tuple[str, list[dict]]] = [
             {"content": "Uses React Native for mobile apps", "topic": "project:mobile"},
             {"content": "用户每周跑步五次", "kind": "habit", "topic": "habit:running"},
             {"content": "Lower my A1C to 6.5% by June", "kind": "goal"},
+            {"content": "My A1C is 6.8%", "kind": "fact"},
+            {"content": "User likes Coldplay's live albums", "kind": "preference"},
             {"content": "Meeting with Li Wei at 3pm on Friday", "kind": "event"},
             {"content": "Meeting with Li Wei at 4pm on Friday", "kind": "event"},
         ],
@@ -71,7 +74,26 @@ SESSIONS: list[tuple[str, list[dict]]] = [
 def _print_actions(items: list[dict], results) -> None:
     for item, r in zip(items, results, strict=True):
         sim = "" if r.similarity is None else f"sim {r.similarity:.2f}"
+        tags = ", ".join(f"{k} {item[k]}" for k in ("kind", "topic") if item.get(k))
         print(f"  {r.ordinal:>2}. {r.action:<10} {sim:<9} {item['content']}")
+        print(f"      {'':<19} why: {r.rule}" + (f"  [{tags}]" if tags else ""))
+        if r.action == "inserted" and r.matched_id is not None:
+            print(f"      {'':<19} queued for the app's review with a related memory")
+
+
+def _reviews_demo(store: MemoryStore, user: str) -> None:
+    """Related pairs the write path would not merge on cosine alone, settled by the app."""
+    print("\n== The review queue: related pairs the app's LLM decides on")
+    reviews = store.pending_reviews(user)
+    for r in reviews:
+        print(f"  {r.cause}: {r.content!r} ~ {r.matched_content!r} (sim {r.similarity:.2f})")
+    if not reviews:
+        print("  (empty)")
+        return
+    first = reviews[0]
+    survivor = store.resolve_review(user, first.memory_id, "keep_both")
+    print(f"  the app's LLM reads both: different facts -> keep_both ({survivor})")
+    print(f"  still pending: {len(store.pending_reviews(user))}")
 
 
 def _print_recall(title: str, hits) -> None:
@@ -124,9 +146,10 @@ def run_demo(dsn: str | None = None) -> int:
         settings = embed.configure(store)
         print(f"pymem demo - user {user}, embedder {settings.embedding_model}")
         print(
-            f"thresholds: duplicate >= {settings.dedup_threshold}, supersede >= "
-            f"{settings.supersede_threshold} (same topic: >= "
-            f"{settings.topic_supersede_threshold})"
+            f"thresholds: duplicate >= {settings.dedup_threshold} with at most "
+            f"{settings.dedup_term_change:.0%} of the terms changed; related (review) >= "
+            f"{settings.supersede_threshold}; same topic supersedes >= "
+            f"{settings.topic_supersede_threshold}"
         )
 
         for title, items in SESSIONS:
@@ -134,6 +157,8 @@ def run_demo(dsn: str | None = None) -> int:
             vectors = embed([i["content"] for i in items])
             batch = [dict(i, embedding=v) for i, v in zip(items, vectors, strict=True)]
             _print_actions(items, store.upsert_many(user, batch))
+
+        _reviews_demo(store, user)
 
         def recall(query: str, **options):
             return store.recall(user, embed([query])[0], k=3, query_text=query, **options)
@@ -191,13 +216,16 @@ FRIEND_FACTS = [
 
 
 def _demo_contacts(store: MemoryStore, embed, user: str) -> None:
-    print("\n== People: five facts about 小红 (Xiaohong), linked to her")
+    print("\n== People: five facts about 小红 (Xiaohong), linked to her as they are written")
+    store.sync_contact(user, "小红", relationship="friend", aliases=["Xiaohong"])
     vectors = embed(FRIEND_FACTS)
-    ids = [
-        store.upsert(user, text, vector).memory_id
-        for text, vector in zip(FRIEND_FACTS, vectors, strict=True)
-    ]
-    store.sync_contact(user, "小红", ids, relationship="friend", aliases=["Xiaohong"])
+    store.upsert_many(
+        user,
+        [
+            {"content": text, "embedding": vector, "contacts": ["小红"]}
+            for text, vector in zip(FRIEND_FACTS, vectors, strict=True)
+        ],
+    )
     message = "小红最近怎么样？"
     print(f"  message: {message}")
     for person in store.mentioned_contacts(user, message):

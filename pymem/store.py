@@ -525,12 +525,21 @@ class MemoryStore:
         topic_supersede_threshold: float | None = None,
         *,
         overwrite: bool = False,
+        dedup_term_change: float | None = None,
     ) -> Settings:
         """``pymem.configure_embedder``: record the model and its thresholds."""
         (row,) = self._rows(
             Settings,
-            "SELECT * FROM pymem.configure_embedder(%s, %s, %s, %s, overwrite => %s)",
-            (model, dedup_threshold, supersede_threshold, topic_supersede_threshold, overwrite),
+            "SELECT * FROM pymem.configure_embedder(%s, %s, %s, %s, overwrite => %s,"
+            " dedup_term_change => %s)",
+            (
+                model,
+                dedup_threshold,
+                supersede_threshold,
+                topic_supersede_threshold,
+                overwrite,
+                dedup_term_change,
+            ),
         )
         return row
 

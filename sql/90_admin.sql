@@ -56,7 +56,8 @@ CREATE OR REPLACE FUNCTION pymem.configure_embedder(
     dedup_threshold double precision,
     supersede_threshold double precision,
     topic_supersede_threshold double precision DEFAULT NULL,
-    overwrite boolean DEFAULT FALSE
+    overwrite boolean DEFAULT FALSE,
+    dedup_term_change double precision DEFAULT NULL
 )
 RETURNS pymem.settings
 LANGUAGE plpgsql
@@ -69,6 +70,7 @@ BEGIN
     PERFORM pymem._check_content(model, 200, 'model');
     PERFORM pymem._check_thresholds(dedup_threshold, supersede_threshold);
     PERFORM pymem._check_fraction(topic_supersede_threshold, 'topic_supersede_threshold');
+    PERFORM pymem._check_fraction(dedup_term_change, 'dedup_term_change');
     SELECT * INTO v_settings FROM pymem.settings FOR UPDATE;
     IF v_settings.embedding_model = model AND NOT coalesce(overwrite, false) THEN
         RETURN v_settings;
@@ -87,7 +89,8 @@ BEGIN
         supersede_threshold = configure_embedder.supersede_threshold,
         topic_supersede_threshold = coalesce(
             configure_embedder.topic_supersede_threshold, s.topic_supersede_threshold
-        )
+        ),
+        dedup_term_change = coalesce(configure_embedder.dedup_term_change, s.dedup_term_change)
     RETURNING * INTO v_settings;
     RETURN v_settings;
 END;
