@@ -145,8 +145,12 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     store = _store(args)
     with store:
         if args.plan:
-            with open(args.plan, encoding="utf-8") as f:
-                ops = json.load(f)
+            try:
+                with open(args.plan, encoding="utf-8") as f:
+                    ops = json.load(f)
+            except (OSError, ValueError) as exc:
+                print(f"pymem: cannot read the plan {args.plan}: {exc}", file=sys.stderr)
+                return 2
             if isinstance(ops, list) and any(
                 isinstance(op, dict) and "content" in op and "embedding" not in op for op in ops
             ):

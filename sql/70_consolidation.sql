@@ -364,7 +364,8 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public
-SET work_mem = '64MB'
+SET work_mem = '128MB'
+SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -446,16 +447,19 @@ BEGIN
         centres AS MATERIALIZED (
             SELECT pts.i AS c, pts.e FROM pts WHERE pts.i % v_step = 0
         ),
-        -- each memory with its c_probes nearest centres, nearest first
+        -- each memory with its c_probes nearest centres, ranked (the rank
+        -- inside the lateral: a window over all rows would sort the vectors)
         probes AS MATERIALIZED (
-            SELECT p.i, p.e, n.c,
-                row_number() OVER (PARTITION BY p.i ORDER BY n.d, n.c) AS r
+            SELECT p.i, p.e, n.c, n.r
             FROM pts AS p
             CROSS JOIN LATERAL (
-                SELECT centres.c, centres.e <=> p.e AS d
-                FROM centres
-                ORDER BY 2, 1
-                LIMIT c_probes
+                SELECT x.c, row_number() OVER (ORDER BY x.d, x.c) AS r
+                FROM (
+                    SELECT centres.c, centres.e <=> p.e AS d
+                    FROM centres
+                    ORDER BY 2, 1
+                    LIMIT c_probes
+                ) AS x
             ) AS n
         ),
         -- each memory's bucket: its nearest centre

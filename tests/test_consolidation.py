@@ -695,6 +695,27 @@ def test_consolidation_due_is_announced_once_per_topic(fresh_dsn):
         assert event["topic"] == "coffee" and event["size"] == 3 and str(rid) in event["ids"]
 
 
+# -- the application role -------------------------------------------------------------------
+
+
+def test_the_app_role_consolidates_its_own_user_only(store, sql):
+    ids = fragments(sql)
+    theirs = fragments(sql, 10, user=OTHER)
+    sql.execute("SET LOCAL ROLE pymem_app")
+    sql.execute("SELECT set_config('pymem.user_id', %s, true)", (USER,))
+    assert [g.member_ids for g in store.consolidation_candidates(USER)] == [sorted(ids)]
+    assert store.consolidation_candidates(OTHER) == []
+    rid = store.consolidate(USER, ids, "one record", unit(0))
+    refused(sql, MemoryNotFound, "PM011", lambda: store.consolidate(USER, theirs, "x", unit(0)))
+    plan = [{"op": "no-change", "id": str(rid)}, {"op": "delete", "id": str(theirs[0])}]
+    refused(sql, MemoryNotFound, "PM011", lambda: store.apply_maintenance(USER, plan))
+    assert store.unconsolidate(USER, rid) == 3
+    mem(sql, "coffee a", unit(50), topic="coffee")
+    mem(sql, "coffee b", unit(51), topic="coffee")
+    mem(sql, "coffee c", unit(52), topic="coffee")
+    assert sql.execute("SELECT count(*) FROM pymem.consolidation_announcements").fetchone() == (1,)
+
+
 # -- CLI -----------------------------------------------------------------------------------
 
 
@@ -720,3 +741,6 @@ def test_cli_dry_run_and_plan(fresh_dsn, tmp_path, capsys):
     assert main(["--dsn", fresh_dsn, "consolidate", "--user", USER, "--plan", str(plan)]) == 2
     err = capsys.readouterr().err
     assert "op 1: no memory" in err and "PM011" in err
+    plan.write_text("[{not json")
+    assert main(["--dsn", fresh_dsn, "consolidate", "--user", USER, "--plan", str(plan)]) == 2
+    assert "cannot read the plan" in capsys.readouterr().err
