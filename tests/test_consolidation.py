@@ -446,19 +446,8 @@ CREATE TABLE pymem.contact_links (
 
 
 def _contact(conn, name: str) -> uuid.UUID:
-    cols = {
-        r[0]
-        for r in conn.execute(
-            "SELECT column_name FROM information_schema.columns"
-            " WHERE table_schema = 'pymem' AND table_name = 'contacts'"
-        )
-    }
-    names = ["user_id", "name"] + (["normalized_name"] if "normalized_name" in cols else [])
-    values = [USER, name] + ([name.lower()] if "normalized_name" in cols else [])
     return conn.execute(
-        f"INSERT INTO pymem.contacts ({', '.join(names)}) VALUES"
-        f" ({', '.join(['%s'] * len(names))}) RETURNING id",
-        values,
+        "INSERT INTO pymem.contacts (user_id, name) VALUES (%s, %s) RETURNING id", (USER, name)
     ).fetchone()[0]
 
 
