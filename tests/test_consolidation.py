@@ -560,6 +560,8 @@ def test_a_plan_applies_every_op_in_one_call(store, sql):
     g = memory(sql, gone)
     assert g["deleted_at"] is not None and g["content"] == "obsolete"  # kept, restorable
     assert memory(sql, same)["version"] == 1
+    store.undo(USER, gone)
+    assert memory(sql, gone)["deleted_at"] is None
 
 
 def _bad_ops(sql, ids, theirs):
