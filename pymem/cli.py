@@ -132,9 +132,68 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.which == "upsert":
         from pymem.bench.upsert import main as bench_main
+    elif args.which == "consolidate":
+        from pymem.bench.consolidate import main as bench_main
     else:
         from pymem.bench.recall import main as bench_main
     return bench_main(args.dsn, quick=args.quick)
+
+
+# -- consolidate ----------------------------------------------------------------------
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    import json
+
+    store = _store(args)
+    with store:
+        if args.plan:
+            try:
+                with open(args.plan, encoding="utf-8") as f:
+                    ops = json.load(f)
+            except (OSError, ValueError) as exc:
+                print(f"pymem: cannot read the plan {args.plan}: {exc}", file=sys.stderr)
+                return 2
+            if isinstance(ops, list) and any(
+                isinstance(op, dict) and "content" in op and "embedding" not in op for op in ops
+            ):
+                # a plan from an LLM names contents only: embed them here
+                from pymem.embedder import default_embedder
+
+                embed = default_embedder()
+                embed.configure(store)
+                todo = [op for op in ops if isinstance(op, dict) and "content" in op]
+                todo = [op for op in todo if "embedding" not in op]
+                for op, vector in zip(todo, embed([op["content"] for op in todo]), strict=True):
+                    op["embedding"] = [float(x) for x in vector]
+            for row in store.apply_maintenance(args.user, ops):
+                print(f"op {row.op_index} {row.op} {row.memory_id}: {row.result}")
+            return 0
+        groups = store.consolidation_candidates(
+            args.user,
+            min_similarity=args.min_similarity,
+            min_group=args.min_group,
+            include_pinned=args.include_pinned,
+        )
+        if not groups:
+            print("no candidate groups")
+            return 0
+        contents = {}
+        with store._connection() as conn:
+            ids = [str(i) for g in groups for i in g.member_ids]
+            for mid, content in conn.execute(
+                "SELECT id, content FROM pymem.memories"
+                " WHERE user_id = %s AND id = ANY(%s::uuid[])",
+                (args.user, ids),
+            ):
+                contents[mid] = content
+        for g in groups:
+            sim = "" if g.mean_similarity is None else f", mean similarity {g.mean_similarity:.3f}"
+            topic = "" if g.topic is None else f", topic {g.topic}"
+            print(f"group {g.group_no}: {g.size} memories{topic}{sim}")
+            for mid in g.member_ids:
+                print(f"  {mid}  {contents.get(mid, '')}")
+    return 0
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -362,9 +421,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_decay)
 
     p = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
-    p.add_argument("which", choices=["upsert", "recall"])
+    p.add_argument("which", choices=["upsert", "recall", "consolidate"])
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("consolidate", help="list candidate groups, or apply a maintenance plan")
+    p.add_argument("--user", required=True)
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry-run", action="store_true", help="list candidate groups only")
+    mode.add_argument("--plan", help="a JSON file of maintenance ops to apply (all or nothing)")
+    p.add_argument("--min-similarity", type=float)
+    p.add_argument("--min-group", type=int)
+    p.add_argument("--include-pinned", action="store_true")
+    p.set_defaults(func=cmd_consolidate)
 
     p = sub.add_parser(
         "calibrate",

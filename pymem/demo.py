@@ -201,6 +201,7 @@ def run_demo(dsn: str | None = None) -> int:
         )
 
         _demo_contacts(store, embed, user)
+        _demo_consolidation(store, embed, user)
     return 0
 
 
@@ -232,3 +233,37 @@ def _demo_contacts(store: MemoryStore, embed, user: str) -> None:
         print(f"  mentions {person.name}; her card:")
         for line in store.contact_card(user, person.contact_id).splitlines():
             print(f"    {line}")
+
+
+# -- consolidation ---------------------------------------------------------------
+
+COFFEE_FRAGMENTS = [
+    ("User has a coffee every morning", {"when": "morning"}),
+    ("User takes oat milk in coffee", {"milk": "oat"}),
+    ("User wants the large cup", {"size": "large"}),
+]
+
+
+def _demo_consolidation(store: MemoryStore, embed, user: str) -> None:
+    from pymem.errors import AlreadyConsolidated
+
+    print("\n== Consolidation: three fragments about coffee become one record")
+    texts = [text for text, _ in COFFEE_FRAGMENTS]
+    ids = []
+    for (text, details), vector in zip(COFFEE_FRAGMENTS, embed(texts), strict=True):
+        r = store.upsert(user, text, vector, "preference", details=details)
+        print(f"  {r.action:<10} {text}")
+        if r.memory_id not in ids:
+            ids.append(r.memory_id)
+    summary = "User has a large coffee with oat milk every morning"
+    record = store.consolidate(user, ids, summary, embed([summary])[0])
+    print(f"  consolidated {len(ids)} fragments into {record}: {summary}")
+    again = store.consolidate(user, list(reversed(ids)), summary, embed([summary])[0])
+    print(f"  the same fragments again: the same record ({again == record})")
+    other = store.upsert(user, "User drinks tea at night", embed(["tea at night"])[0], "habit")
+    try:
+        store.consolidate(user, [ids[0], other.memory_id], "coffee and tea", embed(["x"])[0])
+    except AlreadyConsolidated as exc:
+        print(f"  refused [{exc.sqlstate}]: {exc}")
+    hit = store.recall(user, embed(["How does the user take coffee?"])[0], k=1)[0]
+    print(f"  recall 'How does the user take coffee?': {hit.content} {hit.details}")

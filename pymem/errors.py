@@ -140,6 +140,33 @@ class InvalidContactMerge(PymemError):
     sqlstate = "PM033"
 
 
+# -- consolidation (PM040-PM049) --
+
+
+class InvalidConsolidation(PymemError):
+    sqlstate = "PM040"
+
+
+class AlreadyConsolidated(PymemError):
+    sqlstate = "PM041"
+
+
+class DetailsDropped(PymemError):
+    sqlstate = "PM042"
+
+
+class InvalidPlan(PymemError):
+    sqlstate = "PM043"
+
+
+class PlanTooLarge(PymemError):
+    sqlstate = "PM044"
+
+
+class NotConsolidated(PymemError):
+    sqlstate = "PM045"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 

@@ -138,6 +138,8 @@ class Settings:
     contact_fuzzy_threshold: float
     contact_cjk_fuzzy_threshold: float
     contact_profile_due_count: int
+    consolidation_group_size: int
+    consolidation_similarity: float
 
 
 # -- facts ----------------------------------------------------------------
@@ -234,6 +236,47 @@ class RecentContact:
     name: str
     relationship: str | None
     last_mentioned_at: datetime | None
+
+
+# -- consolidation rows ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConsolidationGroup:
+    group_no: int
+    size: int
+    member_ids: list[UUID]
+    topic: str | None
+    mean_similarity: float | None
+    edges: int
+
+
+@dataclass(frozen=True)
+class MaintenanceResult:
+    op_index: int
+    op: str
+    memory_id: UUID
+    result: str
+
+
+def _plan_json(ops: Sequence[Mapping[str, Any]]) -> list[Any]:
+    plan: list[Any] = []
+    for op in ops:
+        if not isinstance(op, Mapping):
+            plan.append(op)  # the server names the op that is not an object
+            continue
+        data = dict(op)
+        embedding = data.get("embedding")
+        if isinstance(embedding, np.ndarray):
+            embedding = embedding.tolist()
+        if isinstance(embedding, list | tuple):
+            data["embedding"] = [_json_number(x) for x in embedding]
+        if isinstance(data.get("ids"), list | tuple):
+            data["ids"] = [str(i) for i in data["ids"]]
+        if isinstance(data.get("id"), UUID):
+            data["id"] = str(data["id"])
+        plan.append(data)
+    return plan
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
@@ -727,3 +770,66 @@ class MemoryStore:
         return self._rows(
             RecentContact, "SELECT * FROM pymem.recent_contacts(%s, %s)", (user_id, k)
         )
+
+    # -- consolidation ---------------------------------------------------------
+
+    def consolidation_candidates(
+        self,
+        user_id: str,
+        *,
+        min_similarity: float | None = None,
+        min_group: int | None = None,
+        include_pinned: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[ConsolidationGroup]:
+        """``pymem.consolidation_candidates``: groups of related unconsolidated memories."""
+        return self._rows(
+            ConsolidationGroup,
+            "SELECT * FROM pymem.consolidation_candidates(%s, min_similarity => %s,"
+            " min_group => %s, include_pinned => %s, kinds => %s)",
+            (
+                user_id,
+                min_similarity,
+                min_group,
+                include_pinned,
+                list(kinds) if kinds is not None else None,
+            ),
+        )
+
+    def consolidate(
+        self,
+        user_id: str,
+        source_ids: Sequence[UUID | str],
+        content: str,
+        embedding: Embedding,
+        details: Mapping[str, Any] | None = None,
+    ) -> UUID:
+        """``pymem.consolidate``: one record from fragments; the same set returns it again."""
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(
+                "SELECT pymem.consolidate(%s, %s::uuid[], %s, %s, %s)",
+                (
+                    user_id,
+                    [str(i) for i in source_ids],
+                    content,
+                    _vector(embedding),
+                    Jsonb(dict(details or {})),
+                ),
+            ).fetchone()[0]
+
+    def apply_maintenance(
+        self, user_id: str, ops: Sequence[Mapping[str, Any]]
+    ) -> list[MaintenanceResult]:
+        """``pymem.apply_maintenance``: a reviewer's plan, all or nothing, a row per op."""
+        return self._rows(
+            MaintenanceResult,
+            "SELECT * FROM pymem.apply_maintenance(%s, %s)",
+            (user_id, Jsonb(_plan_json(ops))),
+        )
+
+    def unconsolidate(self, user_id: str, consolidated_id: UUID | str) -> int:
+        """``pymem.unconsolidate``: restore the sources; returns how many were restored."""
+        with self._connection() as conn, wrap_errors():
+            return conn.execute(
+                "SELECT pymem.unconsolidate(%s, %s::uuid)", (user_id, str(consolidated_id))
+            ).fetchone()[0]

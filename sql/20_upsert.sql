@@ -195,14 +195,17 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
-    -- a duplicate needs the same values, and a wording that changed few
-    -- content terms and not their order ("A manages B" / "B manages A")
-    IF same_markers AND NOT reordered AND changed_terms <= term_change * total_terms THEN
+    -- a duplicate needs the same values and the same order of the shared
+    -- content terms ("A manages B" / "B manages A"); by embedding, also a
+    -- wording that changed few content terms (a typo changes one: only
+    -- near-identical text may)
+    IF same_markers AND NOT reordered THEN
         IF trigram >= trigram_threshold THEN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
-        ELSIF similarity >= dedup_threshold AND same_topic IS NOT TRUE THEN
+        ELSIF similarity >= dedup_threshold AND same_topic IS NOT TRUE
+            AND changed_terms <= term_change * total_terms THEN
             action := 'duplicate';
             rule := 'close embedding, same terms';
             RETURN;

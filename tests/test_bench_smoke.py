@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pymem.bench import recall, upsert
+from pymem.bench import consolidate, recall, upsert
 from pymem.bench.upsert import Scenario
 
 TINY_UPSERT = upsert.UpsertSizes(
@@ -92,3 +92,21 @@ def test_recall_bench(fresh_dsn):
         assert decay[name]["cooled"] == decay["due"]
     assert [ok for _, ok, _ in res["targets"]] and res["all_exact"] is True
     _printed(lines, "exactness checks all True: True")
+
+
+TINY_CONSOLIDATE = consolidate.ConsolidateSizes(users=(300, 800), allpairs_limit_s=600.0)
+
+
+def test_consolidate_bench(fresh_dsn):
+    lines: list[str] = []
+    res = consolidate.run(fresh_dsn, TINY_CONSOLIDATE, out=lines.append)
+
+    _printed(lines, "machine:", "server: PostgreSQL", "targets:", "all-pairs measured")
+    assert [r["n"] for r in res["results"]] == [300, 800]
+    for r in res["results"]:
+        assert r["groups"] > 0 and r["pairs"] > 0
+        assert r["candidates_s"] > 0 and r["allpairs_s"] > 0
+        # 300 memories are compared exactly; 800 go through the buckets
+        assert r["pair_share"] >= (1.0 if r["n"] == 300 else 0.9)
+    assert res["results"][0]["group_share"] == 1.0
+    assert all(isinstance(ok, bool) for _, ok, _ in res["targets"])

@@ -152,7 +152,7 @@ def test_dimension_change_keeps_history_recorded(empty_dsn):
     with psycopg.connect(empty_dsn) as conn:
         triggers = conn.execute(
             "SELECT tgname FROM pg_trigger WHERE tgrelid = 'pymem.memories'::regclass"
-            " AND NOT tgisinternal ORDER BY tgname"
+            " AND NOT tgisinternal AND tgname LIKE 'memories\\_version\\_%' ORDER BY tgname"
         ).fetchall()
     assert [t[0] for t in triggers] == ["memories_version_on_change", "memories_version_on_delete"]
     with MemoryStore(empty_dsn) as store:
