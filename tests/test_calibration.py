@@ -97,7 +97,7 @@ def _hash_embed(texts: list[str]) -> np.ndarray:
 
 def test_calibrate_fits_reports_and_leaves_the_store_untouched(fresh_dsn):
     same = [
-        Pair("en", SAME, f"topic{i} alpha beta gamma", f"topic{i} alpha beta gamma delta", "syn")
+        Pair("en", SAME, f"topic{i} alpha beta", f"topic{i} alpha beta gamma delta", "syn")
         for i in range(20)
     ]
     distinct = [
@@ -112,7 +112,8 @@ def test_calibrate_fits_reports_and_leaves_the_store_untouched(fresh_dsn):
     assert cal.report["dev"]["en"]["false_merge_rate"] <= 0.03
     assert cal.report["dev"]["en"]["merge_recall"] == 1.0
     assert cal.report["held-out"]["en"]["false_merge_rate"] == 0.0
-    assert 0 < cal.dedup_term_change < 1
+    # only the share of changed terms separates these pairs (2 of 5 vs 4 of 5)
+    assert 0.4 <= cal.dedup_term_change < 0.8
     assert cal.supersede_threshold <= cal.dedup_threshold
     text = format_report(cal)
     assert "held-out" in text and "dedup_term_change" in text
