@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pymem import server
 from pymem.errors import PymemError
@@ -204,7 +205,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     embed = default_embedder()
     evaluation = {"hand-written (bundled)": load_pairs()}
     for path in args.eval or []:
-        evaluation[path] = load_pairs([path])
+        evaluation[Path(path).stem] = load_pairs([path], sample=args.sample)
     dsn = _dsn(args)
     if server.uses_embedded(args.dsn):
         from pymem.migrate import migrate
@@ -217,7 +218,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         cal.report = evaluate_thresholds(dsn, embed, cal, evaluation)
         print(format_report(cal))
         return 0
-    cal = calibrate(dsn, embed, load_pairs(args.dev), evaluation)
+    cal = calibrate(dsn, embed, load_pairs(args.dev, sample=args.sample), evaluation)
     print(format_report(cal))
     if args.apply:
         store = _store(args)
@@ -447,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="JSONL",
         help="held-out pairs to report on, beside the bundled hand-written ones",
+    )
+    p.add_argument(
+        "--sample", type=int, metavar="N", help="at most N pairs of each file (fixed seed)"
     )
     p.add_argument("--apply", action="store_true", help="record the fitted thresholds")
     p.set_defaults(func=cmd_calibrate)
