@@ -298,11 +298,7 @@ def _json_number(x: Any) -> Any:
 
 
 def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(item, MemoryItem):
-        data = {k: v for k, v in asdict(item).items() if v is not None and k != "extra"}
-        data.update(item.extra)
-    else:
-        data = dict(item)
+    data = _item_json_raw(item)
     embedding = data.get("embedding")
     if isinstance(embedding, np.ndarray):
         embedding = embedding.tolist()
@@ -311,6 +307,44 @@ def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("valid_until"), datetime):
         data["valid_until"] = data["valid_until"].isoformat()
     return data
+
+
+def _typed_batch(
+    items: Sequence[MemoryItem | Mapping[str, Any]],
+) -> tuple[list[Any], list[np.ndarray], list[dict[str, Any]] | None] | None:
+    """Contents, float32 vectors and the other keys of a batch, for the typed form of
+    upsert_memories (binary vector[], no JSON to parse); None when an item is not plain
+    (a missing or non-numeric embedding, NaN): the JSON form then names its fault."""
+    contents: list[Any] = []
+    vectors: list[np.ndarray] = []
+    options: list[dict[str, Any]] = []
+    for item in items:
+        data = _item_json_raw(item)
+        embedding = data.pop("embedding", None)
+        content = data.pop("content", None)
+        if not isinstance(content, str) or embedding is None:
+            return None
+        try:
+            vector = np.asarray(embedding, dtype=np.float32)
+        except (TypeError, ValueError):
+            return None
+        booleans = not isinstance(embedding, np.ndarray) and any(
+            isinstance(x, bool) for x in embedding
+        )
+        if vector.ndim != 1 or vector.size == 0 or not np.isfinite(vector).all() or booleans:
+            return None
+        contents.append(content)
+        vectors.append(vector)
+        options.append(_item_json(data))
+    return contents, vectors, (options if any(options) else None)
+
+
+def _item_json_raw(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(item, MemoryItem):
+        data = {k: v for k, v in asdict(item).items() if v is not None and k != "extra"}
+        data.update(item.extra)
+        return data
+    return dict(item)
 
 
 class MemoryStore:
@@ -447,10 +481,30 @@ class MemoryStore:
         supersede_threshold: float | None = None,
         on_related: str | None = None,
     ) -> list[BatchResult]:
-        """``pymem.upsert_memories``: a batch in one call, one row per item."""
+        """``pymem.upsert_memories``: a batch in one call, one row per item.
+
+        Sent in the typed form (contents, binary vectors, other keys as JSON) when every
+        item is plain, else as one JSON array; the server decides the same either way."""
+        typed = _typed_batch(items)
+        if typed is not None:
+            contents, vectors, options = typed
+            return self._rows(
+                BatchResult,
+                "SELECT * FROM pymem.upsert_memories(%s, %s::text[], %b::vector[], %s,"
+                " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
+                (
+                    user_id,
+                    contents,
+                    vectors,
+                    None if options is None else Jsonb(options),
+                    dedup_threshold,
+                    supersede_threshold,
+                    on_related,
+                ),
+            )
         return self._rows(
             BatchResult,
-            "SELECT * FROM pymem.upsert_memories(%s, %s,"
+            "SELECT * FROM pymem.upsert_memories(%s, %s::jsonb,"
             " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
             (
                 user_id,

@@ -342,17 +342,25 @@ BEGIN
     -- kind (btree on user_id: no ANN misses). A duplicate anywhere in the
     -- nearest 8 wins over a supersede; the closest related one is kept.
     FOR v_candidate IN
-        SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding) AS sim
-        FROM pymem.memories AS m
-        WHERE m.user_id = _match.user_id
-            AND m.kind = item.kind
-            AND m.consolidated_into IS NULL
-            AND m.deleted_at IS NULL
-            -- different topics are different subjects, whatever the vectors say
-            AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
-        ORDER BY m.embedding <=> item.embedding
-        LIMIT 8
+        SELECT n.*, public.similarity(n.content, item.content) AS trigram
+        FROM (
+            SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding) AS sim
+            FROM pymem.memories AS m
+            WHERE m.user_id = _match.user_id
+                AND m.kind = item.kind
+                AND m.consolidated_into IS NULL
+                AND m.deleted_at IS NULL
+                -- different topics are different subjects, whatever the vectors say
+                AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+            ORDER BY m.embedding <=> item.embedding
+            LIMIT 8
+        ) AS n
     LOOP
+        -- most neighbours are far and unlike: no call for them
+        CONTINUE WHEN v_candidate.sim < item.supersede_threshold
+            AND v_candidate.trigram < cfg.trigram_threshold
+            AND NOT (v_candidate.topic = item.topic
+                AND v_candidate.sim >= cfg.topic_supersede_threshold);
         v_decision := pymem._decide(
             v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
             item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
@@ -549,9 +557,58 @@ $$;
 
 -- A batch in one call and one lock. Items are compared with the store
 -- and with each other (the first of two duplicates wins); every row
--- carries the item's 1-based ordinal. Item keys are the attributes of
--- pymem.memory_item; call-level thresholds and on_related apply to the
--- items that do not set their own.
+-- carries the item's 1-based ordinal. Call-level thresholds and
+-- on_related apply to the items that do not set their own. Every item is
+-- checked before the lock is taken and anything is written.
+CREATE OR REPLACE FUNCTION pymem._upsert_items(
+    user_id text,
+    items pymem.memory_item[],
+    dedup_threshold double precision,
+    supersede_threshold double precision,
+    on_related text
+)
+RETURNS TABLE (
+    ordinal integer,
+    memory_id uuid,
+    action text,
+    similarity double precision,
+    matched_id uuid,
+    rule text
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_cfg pymem.settings := pymem._settings();
+    v_item pymem.memory_item;
+    v_ordinal integer := 0;
+    v_result record;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    FOR v_ordinal IN 1..coalesce(cardinality(items), 0) LOOP
+        v_item := items[v_ordinal];
+        v_item.dedup_threshold := coalesce(v_item.dedup_threshold, dedup_threshold);
+        v_item.supersede_threshold := coalesce(v_item.supersede_threshold, supersede_threshold);
+        v_item.on_related := coalesce(v_item.on_related, on_related);
+        items[v_ordinal] := pymem._prepare_item(v_item, v_cfg, format('item %s: ', v_ordinal));
+    END LOOP;
+    PERFORM pymem._lock_user(user_id);
+    FOR v_ordinal IN 1..coalesce(cardinality(items), 0) LOOP
+        v_result := pymem._upsert_item(user_id, items[v_ordinal], v_cfg);
+        ordinal := v_ordinal;
+        memory_id := v_result.memory_id;
+        action := v_result.action;
+        similarity := v_result.similarity;
+        matched_id := v_result.matched_id;
+        rule := v_result.rule;
+        RETURN NEXT;
+    END LOOP;
+END;
+$$;
+
+-- The batch as JSON: an array of objects whose keys are the attributes of
+-- pymem.memory_item.
 CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     user_id text,
     items jsonb,
@@ -570,37 +627,69 @@ RETURNS TABLE (
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
-#variable_conflict use_column
-DECLARE
-    v_cfg pymem.settings := pymem._settings();
-    v_items pymem.memory_item [];
-    v_item pymem.memory_item;
-    v_ordinal integer := 0;
-    v_result record;
 BEGIN
     PERFORM pymem._check_user(user_id);
-    v_items := pymem._parse_items(items);
-    FOR v_ordinal IN 1..coalesce(cardinality(v_items), 0) LOOP
-        v_item := v_items[v_ordinal];
-        v_item.dedup_threshold := coalesce(v_item.dedup_threshold, dedup_threshold);
-        v_item.supersede_threshold := coalesce(v_item.supersede_threshold, supersede_threshold);
-        v_item.on_related := coalesce(v_item.on_related, on_related);
-        v_items[v_ordinal] := pymem._prepare_item(
-            v_item, v_cfg, format('item %s: ', v_ordinal)
-        );
+    RETURN QUERY SELECT * FROM pymem._upsert_items(
+        user_id, pymem._parse_items(items), dedup_threshold, supersede_threshold, on_related
+    );
+END;
+$$;
+
+-- The same batch with typed arrays: contents and embeddings side by side
+-- (a driver sends vector[] in binary, with no JSON to parse), and the
+-- other item keys, if any, as a JSON array of objects in the same order.
+CREATE OR REPLACE FUNCTION pymem.upsert_memories(
+    user_id text,
+    contents text[],
+    embeddings vector[],
+    options jsonb DEFAULT NULL,
+    dedup_threshold double precision DEFAULT NULL,
+    supersede_threshold double precision DEFAULT NULL,
+    on_related text DEFAULT NULL
+)
+RETURNS TABLE (
+    ordinal integer,
+    memory_id uuid,
+    action text,
+    similarity double precision,
+    matched_id uuid,
+    rule text
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_items pymem.memory_item[];
+    v_n integer := coalesce(cardinality(contents), 0);
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF contents IS NULL OR embeddings IS NULL
+        OR v_n <> coalesce(cardinality(embeddings), 0)
+        OR (options IS NOT NULL AND jsonb_typeof(options) = 'array'
+            AND jsonb_array_length(options) <> v_n) THEN
+        RAISE EXCEPTION 'contents, embeddings and options must be arrays of one length, got %, % and %',
+            coalesce(cardinality(contents)::text, 'NULL'),
+            coalesce(cardinality(embeddings)::text, 'NULL'),
+            CASE WHEN jsonb_typeof(options) = 'array'
+                THEN jsonb_array_length(options)::text ELSE coalesce(jsonb_typeof(options), 'none') END
+            USING ERRCODE = 'PM010';
+    END IF;
+    IF options IS NULL THEN
+        v_items := array_fill(NULL::pymem.memory_item, ARRAY[v_n]);
+    ELSE
+        v_items := pymem._parse_items(options);
+    END IF;
+    FOR i IN 1..v_n LOOP
+        IF v_items[i].content IS NOT NULL OR v_items[i].embedding IS NOT NULL THEN
+            RAISE EXCEPTION 'item %: content and embedding go in their own arrays, not in options', i
+                USING ERRCODE = 'PM010';
+        END IF;
+        v_items[i].content := contents[i];
+        v_items[i].embedding := embeddings[i];
     END LOOP;
-    -- every item is valid before the lock is taken and anything is written
-    PERFORM pymem._lock_user(user_id);
-    FOR v_ordinal IN 1..coalesce(cardinality(v_items), 0) LOOP
-        v_result := pymem._upsert_item(user_id, v_items[v_ordinal], v_cfg);
-        ordinal := v_ordinal;
-        memory_id := v_result.memory_id;
-        action := v_result.action;
-        similarity := v_result.similarity;
-        matched_id := v_result.matched_id;
-        rule := v_result.rule;
-        RETURN NEXT;
-    END LOOP;
+    RETURN QUERY SELECT * FROM pymem._upsert_items(
+        user_id, v_items, dedup_threshold, supersede_threshold, on_related
+    );
 END;
 $$;
 

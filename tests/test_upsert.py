@@ -943,3 +943,61 @@ def test_real_embedder_new_time_supersedes_and_keeps_the_old(store, conn, embedd
     )
     assert [v["content"] for v in versions(conn, first.memory_id)] == [a]
     assert memory(conn, first.memory_id)["content"] == b
+
+
+# --- 13. the typed batch form ---------------------------------------------------------------
+
+
+def test_typed_batch_decides_like_the_json_batch(sql):
+    contents = [OLD, "reads poetry", OLD + "!"]
+    vectors = [unit(0), unit(1), at_cosine(0.99)]
+    typed = sql.execute(
+        "SELECT ordinal, action, rule FROM pymem.upsert_memories('t', %s::text[],"
+        " %b::vector[], %s::jsonb)",
+        (contents, vectors, Jsonb([{"kind": "preference"}, {}, {"kind": "preference"}])),
+    ).fetchall()
+    as_json = [
+        {"content": c, "embedding": v.tolist(), **({"kind": "preference"} if i != 1 else {})}
+        for i, (c, v) in enumerate(zip(contents, vectors, strict=True))
+    ]
+    rows = sql.execute(
+        "SELECT ordinal, action, rule FROM pymem.upsert_memories('j', %s::jsonb)",
+        (Jsonb(as_json),),
+    ).fetchall()
+    assert (
+        typed
+        == rows
+        == [
+            (1, "inserted", "no close memory"),
+            (2, "inserted", "no close memory"),
+            (3, "duplicate", "same normalized text"),
+        ]
+    )
+    kinds = sql.execute(
+        "SELECT kind FROM pymem.memories WHERE user_id = 't' ORDER BY created_at, content"
+    ).fetchall()
+    assert sorted(k for (k,) in kinds) == ["fact", "preference"]
+
+
+@pytest.mark.parametrize(
+    ("contents", "n_vectors", "options", "message"),
+    [
+        (["a", "b"], 1, None, "one length"),
+        (["a"], 1, [{}, {}], "one length"),
+        (["a"], 1, [{"content": "x"}], "own arrays"),
+        (["a"], 1, [{"color": "red"}], "unknown key color"),
+    ],
+)
+def test_typed_batch_refuses_mismatched_arrays(sql, contents, n_vectors, options, message):
+    with pytest.raises(psycopg.Error, match=message) as err:
+        sql.execute(
+            "SELECT * FROM pymem.upsert_memories('t', %s::text[], %b::vector[], %s::jsonb)",
+            (
+                contents,
+                [unit(i) for i in range(n_vectors)],
+                None if options is None else Jsonb(options),
+            ),
+        )
+    assert err.value.sqlstate == "PM010"
+    sql.rollback()
+    assert count(sql) == 0
