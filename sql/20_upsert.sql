@@ -334,6 +334,8 @@ BEGIN
             matched_id := v_candidate.memory_id;
             similarity := v_candidate.similarity;
             rule := format('same goal (%s)', array_to_string(v_candidate.metrics, ', '));
+        ELSE
+            rule := 'no live goal with the same metrics';
         END IF;
         RETURN;
     END IF;

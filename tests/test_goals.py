@@ -18,8 +18,9 @@ def test_same_metric_goal_is_updated_in_place(store, conn):
     # orthogonal embeddings: the metric decides, not the vectors
     first = store.upsert(USER, "Lower my A1C to 7%", unit(0), "goal")
     second = store.upsert(USER, "Lower my A1C to 6.5% by June", unit(1), "goal")
-    assert first.action == "inserted"
+    assert (first.action, first.rule) == ("inserted", "no live goal with the same metrics")
     assert (second.action, second.memory_id) == ("superseded", first.memory_id)
+    assert second.rule == "same goal (a1c)"
     assert _versions(conn, first.memory_id) == [
         ("Lower my A1C to 7%", "superseded: same goal (a1c), similarity 0.0000 to the new content")
     ]
