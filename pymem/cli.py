@@ -135,6 +135,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from pymem.bench.upsert import main as bench_main
     elif args.which == "consolidate":
         from pymem.bench.consolidate import main as bench_main
+    elif args.which == "import":
+        from pymem.bench.importing import main as bench_main
     else:
         from pymem.bench.recall import main as bench_main
     return bench_main(args.dsn, quick=args.quick)
@@ -232,6 +234,33 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 dedup_term_change=cal.dedup_term_change,
             )
         print(f"recorded for {embed.name}")
+    return 0
+
+
+# -- bulk import --------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from pymem.importer import import_file
+
+    embedder = None
+
+    def embed(texts: list[str]):
+        nonlocal embedder
+        if embedder is None:
+            from pymem.embedder import default_embedder
+
+            embedder = default_embedder()
+            embedder.configure(store)
+        return embedder(texts)
+
+    store = _store(args)
+    with store:
+        result = import_file(store, args.file, embed=embed, batch_size=args.batch_size)
+    counts = ", ".join(f"{n} {action}" for action, n in sorted(result.actions.items()))
+    print(
+        f"imported {result.lines} lines in {result.seconds:.1f} s ({result.rate:,.0f}/s): {counts}"
+    )
     return 0
 
 
@@ -422,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_decay)
 
     p = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
-    p.add_argument("which", choices=["upsert", "recall", "consolidate"])
+    p.add_argument("which", choices=["upsert", "recall", "consolidate", "import"])
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
     p.set_defaults(func=cmd_bench)
 
@@ -454,6 +483,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--apply", action="store_true", help="record the fitted thresholds")
     p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("import", help="load a JSONL file of memories through the same dedup")
+    p.add_argument("file", help="one JSON object a line: user, content, embedding (or none)")
+    p.add_argument(
+        "--batch-size", type=int, default=500, help="lines per upsert_memories call (per user)"
+    )
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("reviews", help="pairs waiting for the app's decision")
     p.add_argument("--user", required=True, help="whose review queue")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pymem.bench import consolidate, recall, upsert
+from pymem.bench import consolidate, importing, recall, upsert
 from pymem.bench.upsert import Scenario
 
 TINY_UPSERT = upsert.UpsertSizes(
@@ -110,3 +110,14 @@ def test_consolidate_bench(fresh_dsn):
         assert r["pair_share"] >= (1.0 if r["n"] == 300 else 0.9)
     assert res["results"][0]["group_share"] == 1.0
     assert all(isinstance(ok, bool) for _, ok, _ in res["targets"])
+
+
+def test_import_bench(fresh_dsn):
+    lines: list[str] = []
+    res = importing.run(
+        fresh_dsn, importing.ImportSizes(users=3, lines=120, restated=0.2), lines.append
+    )
+    _printed(lines, "machine:", "(a) plain one-row INSERTs", "(b) pymem import")
+    assert res["exact"] is True
+    assert res["actions"]["duplicate"] == res["restated"] > 0
+    assert res["plain_rows_per_s"] > 0 and res["import_lines_per_s"] > 0
