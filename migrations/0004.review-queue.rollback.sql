@@ -2,5 +2,5 @@
 -- rolling back further drops the schema, migrating again re-creates it.
 DROP TABLE pymem.reviews;
 DROP TYPE pymem.memory_item CASCADE;
-ALTER TABLE pymem.settings DROP COLUMN on_related, DROP COLUMN dedup_term_change;
+ALTER TABLE pymem.settings DROP COLUMN on_related, DROP COLUMN dedup_term_change, DROP COLUMN trigram_min_similarity;
 DROP TABLE pymem.schema_info CASCADE;

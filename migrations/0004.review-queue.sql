@@ -25,7 +25,12 @@ ALTER TABLE pymem.settings
 ADD COLUMN on_related text NOT NULL DEFAULT 'review'
 CHECK (on_related IN ('review', 'supersede', 'insert')),
 ADD COLUMN dedup_term_change double precision NOT NULL DEFAULT 0.34
-CHECK (dedup_term_change BETWEEN 0 AND 1);
+CHECK (dedup_term_change BETWEEN 0 AND 1),
+-- near-identical text (trigram) needs at least this cosine: an embedding that
+-- disagrees more is not the same text restated, and the trigram of far
+-- neighbours is not worth computing on every write
+ADD COLUMN trigram_min_similarity double precision NOT NULL DEFAULT 0.5
+CHECK (trigram_min_similarity BETWEEN 0 AND 1);
 
 -- The one definition of what a write carries: upsert_memory's options
 -- and upsert_memories' item keys are this type's attributes (a batch is

@@ -121,7 +121,13 @@ def _load_table(conn: psycopg.Connection, table: str, embed: Embed, pairs: Seque
         )
 
 
-def _sweep(conn: psycopg.Connection, table: str, topic_supersede: float, trigram: float):
+def _sweep(
+    conn: psycopg.Connection,
+    table: str,
+    topic_supersede: float,
+    trigram: float,
+    trigram_min_similarity: float,
+):
     """Per grid point and language: pairs of each label merged by the write path's rules
     (step 1, exact text, then pymem._judge of each pair's pymem._pair_evidence)."""
     conn.execute(
@@ -140,11 +146,17 @@ def _sweep(conn: psycopg.Connection, table: str, topic_supersede: float, trigram
             unnest(%s::float8[]) AS r,
             LATERAL pymem._judge(
                 p.trigram, p.same_markers, p.masked_equal, p.changed_terms, p.total_terms,
-                p.reordered, p.sim, NULL, t, least(t, 0.7), %s, %s, r, 'insert'
+                p.reordered, p.sim, NULL, t, least(t, 0.7), %s, %s, r, 'insert', %s
             ) AS j
         GROUP BY 1, 2, 3, 4, 5
         """,
-        (list(DEDUP_GRID), list(TERM_CHANGE_GRID), topic_supersede, trigram),
+        (
+            list(DEDUP_GRID),
+            list(TERM_CHANGE_GRID),
+            topic_supersede,
+            trigram,
+            trigram_min_similarity,
+        ),
     ).fetchall()
     out: dict[tuple[float, float], dict[tuple[str, str], dict[str, list[int]]]] = {}
     for t, r, lang, source, label, n, merged in rows:
@@ -271,12 +283,13 @@ def calibrate(
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         register_vector(conn)
-        topic_supersede, trigram = conn.execute(
-            "SELECT topic_supersede_threshold, trigram_threshold FROM pymem.settings"
+        topic_supersede, trigram, trigram_min_similarity = conn.execute(
+            "SELECT topic_supersede_threshold, trigram_threshold, trigram_min_similarity"
+            " FROM pymem.settings"
         ).fetchone()
         _load_table(conn, "calibration_dev", embed, dev)
         dedup, term_change = choose(
-            _sweep(conn, "calibration_dev", topic_supersede, trigram),
+            _sweep(conn, "calibration_dev", topic_supersede, trigram, trigram_min_similarity),
             max_false_merge - margin,
         )
         cal = Calibration(

@@ -135,6 +135,7 @@ class Settings:
     goal_overlap_threshold: float
     on_related: str
     dedup_term_change: float
+    trigram_min_similarity: float
     contact_fuzzy_threshold: float
     contact_cjk_fuzzy_threshold: float
     contact_profile_due_count: int

@@ -188,6 +188,7 @@ CREATE OR REPLACE FUNCTION pymem._judge(
     trigram_threshold double precision,
     term_change double precision,
     on_related text,
+    trigram_min_similarity double precision,
     OUT action text,
     OUT rule text
 )
@@ -200,7 +201,7 @@ BEGIN
     -- wording that changed few content terms (a typo changes one: only
     -- near-identical text may)
     IF same_markers AND NOT reordered THEN
-        IF trigram >= trigram_threshold THEN
+        IF trigram >= trigram_threshold AND similarity >= trigram_min_similarity THEN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
@@ -240,6 +241,7 @@ CREATE OR REPLACE FUNCTION pymem._decide(
     trigram_threshold double precision,
     term_change double precision,
     on_related text DEFAULT 'review',
+    trigram_min_similarity double precision DEFAULT 0.5,
     OUT action text,
     OUT rule text
 )
@@ -249,10 +251,11 @@ AS $$
 DECLARE
     v_evidence record;
 BEGIN
-    -- the trigram alone first: most neighbours are far and unlike
+    -- most neighbours are far and unlike: no evidence needed
     IF similarity < supersede_threshold
         AND NOT (same_topic AND similarity >= topic_supersede_threshold)
-        AND public.similarity(old_content, new_content) < trigram_threshold THEN
+        AND (similarity < trigram_min_similarity
+            OR public.similarity(old_content, new_content) < trigram_threshold) THEN
         RETURN;
     END IF;
     v_evidence := pymem._pair_evidence(old_content, new_content);
@@ -261,7 +264,8 @@ BEGIN
         v_evidence.trigram, v_evidence.same_markers, v_evidence.masked_equal,
         v_evidence.changed_terms, v_evidence.total_terms, v_evidence.reordered,
         similarity, same_topic, dedup_threshold, supersede_threshold,
-        topic_supersede_threshold, trigram_threshold, term_change, on_related
+        topic_supersede_threshold, trigram_threshold, term_change, on_related,
+        trigram_min_similarity
     ) AS j;
 END;
 $$;
@@ -344,7 +348,10 @@ BEGIN
     -- kind (btree on user_id: no ANN misses). A duplicate anywhere in the
     -- nearest 8 wins over a supersede; the closest related one is kept.
     FOR v_candidate IN
-        SELECT n.*, public.similarity(n.content, item.content) AS trigram
+        SELECT
+            n.*,
+            CASE WHEN n.sim >= cfg.trigram_min_similarity
+                THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
         FROM (
             SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding) AS sim
             FROM pymem.memories AS m
@@ -366,7 +373,8 @@ BEGIN
         v_decision := pymem._decide(
             v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
             item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
-            cfg.trigram_threshold, cfg.dedup_term_change, item.on_related
+            cfg.trigram_threshold, cfg.dedup_term_change, item.on_related,
+            cfg.trigram_min_similarity
         );
         CONTINUE WHEN v_decision.action IS NULL;
         IF v_decision.action = 'duplicate' THEN

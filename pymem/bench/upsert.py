@@ -193,6 +193,7 @@ class Thresholds:
     trigram: float
     topic_supersede: float
     term_change: float
+    trigram_min_similarity: float
 
 
 @dataclass
@@ -405,7 +406,7 @@ LEFT JOIN LATERAL (
 ) AS nn8 ON true
 LEFT JOIN LATERAL pymem._decide(
     nn8.content, o.content, nn8.sim, NULL, %(dedup)s, %(supersede)s, %(topic_supersede)s,
-    %(trigram)s, %(term_change)s, 'review'
+    %(trigram)s, %(term_change)s, 'review', %(trigram_min_similarity)s
 ) AS d ON true
 ORDER BY o.op_no, nn8.rank
 """
@@ -494,6 +495,7 @@ def verify(
         "topic_supersede": t.topic_supersede,
         "trigram": t.trigram,
         "term_change": t.term_change,
+        "trigram_min_similarity": t.trigram_min_similarity,
     }
     by_op: dict[int, tuple] = {}
     for op_no, action, sim, matched_id, fp_id, fp_sim, nn_id, nn_sim, decided in conn.execute(
@@ -805,8 +807,8 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
             out(line)
         s = conn.execute(
             "SELECT embedding_dimensions, dedup_threshold, supersede_threshold,"
-            " trigram_threshold, topic_supersede_threshold, dedup_term_change"
-            " FROM pymem.settings"
+            " trigram_threshold, topic_supersede_threshold, dedup_term_change,"
+            " trigram_min_similarity FROM pymem.settings"
         ).fetchone()
         dim, t = s[0], Thresholds(*s[1:])
         out(
