@@ -411,6 +411,44 @@ def _add_contacts_parser(sub) -> None:
     card.add_argument("name", help="the person: name, alias or id")
 
 
+# -- quality report ----------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    store = _store(args)
+    with store:
+        report = store.quality_report(args.user)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(report)))
+        return 0
+    r = report
+    print(f"quality of {'user ' + args.user if args.user else 'the whole store'}")
+    rows = [
+        ("users", f"{r.users}"),
+        ("live memories", f"{r.live_memories}"),
+        ("duplicate pairs", f"{r.duplicate_pairs}"),
+        ("duplicate rate", f"{r.duplicate_rate:.1%} ({r.duplicate_memories} memories)"),
+        ("pending reviews", f"{r.pending_reviews}"),
+        ("pending conflicts", f"{r.pending_conflicts}"),
+        ("contradiction rate", f"{r.contradiction_rate:.1%}"),
+        ("cold share", f"{r.cold_share:.1%} ({r.cold_memories} memories)"),
+        ("consolidated share", f"{r.consolidated_share:.1%} ({r.consolidated_memories} memories)"),
+    ]
+    for name, value in rows:
+        print(f"  {name:<20} {value}")
+    return 0
+
+
+def _add_report_parser(sub) -> None:
+    p = sub.add_parser("report", help="quality of the store: duplicates, reviews, cold share")
+    p.add_argument("--user", help="one user's memories (default: the whole store)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_report)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -504,6 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_facts_parser(sub)
 
     _add_contacts_parser(sub)
+
+    _add_report_parser(sub)
     return parser
 
 

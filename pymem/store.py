@@ -260,6 +260,25 @@ class MaintenanceResult:
     result: str
 
 
+# -- quality rows -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    users: int
+    live_memories: int
+    duplicate_pairs: int
+    duplicate_memories: int
+    duplicate_rate: float
+    pending_reviews: int
+    pending_conflicts: int
+    contradiction_rate: float
+    cold_memories: int
+    cold_share: float
+    consolidated_memories: int
+    consolidated_share: float
+
+
 def _plan_json(ops: Sequence[Mapping[str, Any]]) -> list[Any]:
     plan: list[Any] = []
     for op in ops:
@@ -888,3 +907,10 @@ class MemoryStore:
             return conn.execute(
                 "SELECT pymem.unconsolidate(%s, %s::uuid)", (user_id, str(consolidated_id))
             ).fetchone()[0]
+
+    # -- quality ---------------------------------------------------------------
+
+    def quality_report(self, user_id: str | None = None) -> QualityReport:
+        """``pymem.quality_report``: live memories, duplicates, reviews, cold and consolidated."""
+        (row,) = self._rows(QualityReport, "SELECT * FROM pymem.quality_report(%s)", (user_id,))
+        return row
