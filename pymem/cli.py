@@ -449,6 +449,40 @@ def _add_report_parser(sub) -> None:
     p.set_defaults(func=cmd_report)
 
 
+# -- eval -------------------------------------------------------------------------
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from pymem.eval import evaluate, format_report
+
+    result = evaluate(args.dsn, args.dataset, database=args.database)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        format_report(result)
+    return 0
+
+
+def _add_eval_parser(sub) -> None:
+    p = sub.add_parser(
+        "eval", help="a labelled memory stream through a naive store and through pymem"
+    )
+    p.add_argument(
+        "--dataset",
+        metavar="PATH",
+        help="a JSONL stream of memories and questions (docs/eval.md); default: the bundled one",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--database",
+        default="pymem_eval",
+        help="the database to (re)create for the run, on the --dsn server or the embedded one",
+    )
+    p.set_defaults(func=cmd_eval)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -544,6 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_contacts_parser(sub)
 
     _add_report_parser(sub)
+
+    _add_eval_parser(sub)
     return parser
 
 

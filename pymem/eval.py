@@ -1,0 +1,488 @@
+"""`pymem eval`: a labelled memory stream through a naive store and through pymem.
+
+The naive store is what an app does without pymem: every extracted memory is a
+plain INSERT into a table (user_id, content, embedding), and recall is the exact
+top-5 by cosine over the user's rows. pymem gets the same stream, item by item,
+through ``upsert_memory`` with the bundled embedder's calibrated thresholds, and
+recalls with ``pymem.recall``. Both run in one fresh database (``pymem_eval``
+on the embedded server, or on the server of ``--dsn``), with the same vectors.
+
+The measures (docs/eval.md), computed from the dataset's labels:
+
+- ``duplicate_rate``: live rows that repeat a fact another live row already
+  holds, over live rows.
+- ``contradiction_rate``: of the conflict sets (a slot that received a new
+  value, a pair labelled as contradicting), the share that ends with two of
+  its facts live and no open review between them: a silent contradiction.
+- ``recall_at_5``: questions whose answering fact is among the top 5 rows.
+- ``false_merge_rate``: writes merged into (duplicate) or superseding a memory
+  of another fact, except a new value of the same slot superseding the old
+  one, per distinct fact of the stream.
+- ``write_latency_ms``: mean time of one write call (embedding excluded).
+- ``store_size``: live rows at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from pymem.errors import PymemError
+
+DEFAULT_DATASET = Path(__file__).resolve().parent / "datasets" / "eval_stream.jsonl"
+METRICS = (
+    "duplicate_rate",
+    "unreviewed_duplicate_rate",
+    "recall_at_5",
+    "contradiction_rate",
+    "false_merge_rate",
+    "write_latency_ms",
+    "store_size",
+)
+TARGETS = {"duplicate_rate": "<= 1.5%", "recall_at_5": ">= 94%", "false_merge_rate": "<= 5%"}
+K = 5
+
+
+class InvalidDataset(PymemError):
+    """A dataset line that is not a memory or question of the documented format."""
+
+
+@dataclass
+class Memory:
+    id: str
+    user: str
+    fact: str
+    slot: str
+    kind: str
+    content: str
+    topic: str | None = None
+    contacts: list[str] | None = None
+    contradicts: str | None = None
+    label: str = "new"
+    day: float = 0.0
+
+
+@dataclass
+class Question:
+    id: str
+    user: str
+    text: str
+    answers: list[str]
+
+
+@dataclass
+class Dataset:
+    memories: list[Memory] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+    def fact_of(self) -> dict[str, str]:
+        return {m.id: m.fact for m in self.memories}
+
+
+def _required(record: dict, keys: Iterable[str], where: str) -> None:
+    for key in keys:
+        if not isinstance(record.get(key), str) or not record[key].strip():
+            raise InvalidDataset(f"{where}: {key!r} must be a non-empty string")
+
+
+def load_dataset(path: str | Path | None = None) -> Dataset:
+    """Read a JSONL stream (docs/eval.md); refuses a malformed line naming it."""
+    path = Path(path) if path else DEFAULT_DATASET
+    data = Dataset()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InvalidDataset(f"cannot read the dataset {path}: {exc}") from exc
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path.name} line {n}"
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise InvalidDataset(f"{where}: not JSON ({exc})") from exc
+        if not isinstance(record, dict):
+            raise InvalidDataset(f"{where}: not a JSON object")
+        kind = record.get("type", "memory")
+        if kind == "memory":
+            _required(record, ("id", "user", "content"), where)
+            fact = record.get("fact") or record["id"]
+            data.memories.append(
+                Memory(
+                    id=record["id"],
+                    user=record["user"],
+                    fact=fact,
+                    slot=record.get("slot") or fact.split("/", 1)[0],
+                    kind=record.get("kind") or "fact",
+                    content=record["content"],
+                    topic=record.get("topic"),
+                    contacts=record.get("contacts"),
+                    contradicts=record.get("contradicts"),
+                    label=record.get("label") or "new",
+                    day=float(record.get("day") or 0),
+                )
+            )
+        elif kind == "question":
+            _required(record, ("id", "user", "text"), where)
+            answers = record.get("answers")
+            if not isinstance(answers, list) or not answers:
+                raise InvalidDataset(f"{where}: 'answers' must be a non-empty list of memory ids")
+            data.questions.append(Question(record["id"], record["user"], record["text"], answers))
+        else:
+            raise InvalidDataset(f"{where}: type must be 'memory' or 'question', got {kind!r}")
+    ids = {m.id for m in data.memories}
+    if len(ids) != len(data.memories):
+        raise InvalidDataset(f"{path.name}: memory ids are not unique")
+    for q in data.questions:
+        unknown = [a for a in q.answers if a not in ids]
+        if unknown:
+            raise InvalidDataset(f"{path.name}: question {q.id} answers unknown ids {unknown}")
+    content_fact: dict[tuple[str, str], str] = {}
+    for m in data.memories:
+        if content_fact.setdefault((m.user, m.content), m.fact) != m.fact:
+            raise InvalidDataset(f"{path.name}: {m.id} repeats a text of another fact")
+    if not data.memories:
+        raise InvalidDataset(f"{path.name}: no memories")
+    return data
+
+
+# -- measures -------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one store ended with: live rows as (user, row id, fact), reviews, timings."""
+
+    rows: list[tuple[str, str, str]] = field(default_factory=list)
+    reviewed_pairs: set[tuple[str, frozenset[str]]] = field(default_factory=set)
+    top5: dict[str, list[str]] = field(default_factory=dict)  # question id -> facts
+    latencies: list[float] = field(default_factory=list)
+    false_merges: list[tuple[str, str, str]] = field(default_factory=list)  # item, into, action
+    decisions: dict[str, int] = field(default_factory=dict)  # the reviewer's, by decision
+
+    def metrics(self, data: Dataset) -> dict[str, float]:
+        live = len(self.rows)
+        distinct = len({(u, f) for u, _, f in self.rows})
+        sets = _conflict_sets(data)
+        silent = 0
+        for user, facts in sets:
+            live_rows = [(rid, f) for u, rid, f in self.rows if u == user and f in facts]
+            if len({f for _, f in live_rows}) < 2:
+                continue
+            flagged = any(
+                (user, frozenset((a, b))) in self.reviewed_pairs
+                for a, fa in live_rows
+                for b, fb in live_rows
+                if fa != fb
+            )
+            silent += not flagged
+        unflagged = 0
+        groups: dict[tuple[str, str], list[str]] = {}
+        for u, rid, f in self.rows:
+            groups.setdefault((u, f), []).append(rid)
+        for (u, _), rids in groups.items():
+            for later in rids[1:]:
+                unflagged += not any(
+                    (u, frozenset((later, other))) in self.reviewed_pairs
+                    for other in rids
+                    if other != later
+                )
+        fact_of = data.fact_of()
+        hits = sum(
+            bool({fact_of[a] for a in q.answers} & set(self.top5.get(q.id, [])))
+            for q in data.questions
+        )
+        facts = len({(m.user, m.fact) for m in data.memories})
+        return {
+            "duplicate_rate": (live - distinct) / live if live else 0.0,
+            "recall_at_5": hits / len(data.questions) if data.questions else 0.0,
+            "contradiction_rate": silent / len(sets) if sets else 0.0,
+            "false_merge_rate": len(self.false_merges) / facts,
+            "write_latency_ms": 1000 * float(np.mean(self.latencies)) if self.latencies else 0.0,
+            "store_size": live,
+            "unreviewed_duplicate_rate": unflagged / live if live else 0.0,
+        }
+
+
+def _conflict_sets(data: Dataset) -> list[tuple[str, frozenset[str]]]:
+    by_slot: dict[tuple[str, str], set[str]] = {}
+    for m in data.memories:
+        by_slot.setdefault((m.user, m.slot), set()).add(m.fact)
+    sets = [(u, frozenset(f)) for (u, _), f in by_slot.items() if len(f) > 1]
+    sets += [(m.user, frozenset((m.fact, m.contradicts))) for m in data.memories if m.contradicts]
+    return sorted(set(sets), key=lambda s: (s[0], sorted(s[1])))
+
+
+# -- progress ---------------------------------------------------------------------------
+
+
+class Progress:
+    """A one-line progress bar on stderr (no dependency)."""
+
+    def __init__(self, total: int, stream=None, width: int = 30):
+        self.total, self.done, self.width = total, 0, width
+        self.stream = stream if stream is not None else sys.stderr
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        filled = int(self.width * self.done / max(self.total, 1))
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label:<24}")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# -- the two stores ----------------------------------------------------------------------
+
+
+def eval_database(dsn: str | None, name: str) -> str:
+    """A fresh database ``name`` on the server of ``dsn``, else on the embedded one."""
+    from pymem.server import create_database, start_embedded
+
+    admin = dsn or start_embedded(database="postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+    create_database(admin, name)
+    return make_conninfo(admin, dbname=name)
+
+
+def run_naive(dsn: str, data: Dataset, vectors: dict[str, np.ndarray], qvectors, progress) -> Run:
+    run = Run()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        register_vector(conn)
+        dim = len(next(iter(vectors.values())))
+        conn.execute("DROP SCHEMA IF EXISTS naive_eval CASCADE")
+        conn.execute("CREATE SCHEMA naive_eval")
+        conn.execute(
+            "CREATE TABLE naive_eval.memories (user_id text NOT NULL, id bigserial,"
+            f" stream_id text NOT NULL, content text NOT NULL, embedding vector({dim}) NOT NULL,"
+            " created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (user_id, id))"
+        )
+        for m in data.memories:
+            started = time.perf_counter()
+            conn.execute(
+                "INSERT INTO naive_eval.memories (user_id, stream_id, content, embedding)"
+                " VALUES (%s, %s, %s, %s)",
+                (m.user, m.id, m.content, vectors[m.id]),
+            )
+            run.latencies.append(time.perf_counter() - started)
+            progress.step("naive: write")
+        fact_of = data.fact_of()
+        for user, rid, stream_id in conn.execute(
+            "SELECT user_id, id::text, stream_id FROM naive_eval.memories ORDER BY id"
+        ):
+            run.rows.append((user, rid, fact_of[stream_id]))
+        for q in data.questions:
+            found = conn.execute(
+                "SELECT stream_id FROM naive_eval.memories WHERE user_id = %s"
+                " ORDER BY embedding <=> %s LIMIT %s",
+                (q.user, qvectors[q.id], K),
+            ).fetchall()
+            run.top5[q.id] = [fact_of[s] for (s,) in found]
+            progress.step("naive: recall")
+    return run
+
+
+def run_pymem(dsn: str, data: Dataset, vectors, qvectors, embed, progress) -> tuple[Run, Run]:
+    """The stream through upsert_memory; then the same store after an oracle reviewer."""
+    from pymem.store import MemoryStore
+
+    run = Run()
+    slot_of = {(m.user, m.fact): m.slot for m in data.memories}
+    row_fact: dict[Any, str] = {}  # memory id -> fact of its current content
+    last_day: dict[Any, float] = {}  # memory id -> day of the last write that touched it
+    with MemoryStore(dsn) as store:
+        embed.configure(store)
+        for m in data.memories:
+            started = time.perf_counter()
+            r = store.upsert(
+                m.user,
+                m.content,
+                vectors[m.id],
+                m.kind,
+                topic=m.topic,
+                contacts=m.contacts,
+            )
+            run.latencies.append(time.perf_counter() - started)
+            before = row_fact.get(r.memory_id)
+            if r.action in ("duplicate", "superseded") and before is not None and before != m.fact:
+                same_slot = slot_of[(m.user, before)] == m.slot
+                if not (r.action == "superseded" and same_slot):
+                    run.false_merges.append((m.id, before, r.action))
+            if r.action != "duplicate":
+                row_fact[r.memory_id] = m.fact
+            last_day[r.memory_id] = m.day
+            progress.step("pymem: write")
+        _age(store, data, last_day)
+        _collect(store, data, qvectors, run, progress)
+        reviewed = Run(latencies=run.latencies, false_merges=list(run.false_merges))
+        reviewed.decisions = _oracle_review(store, data)
+        _collect(store, data, qvectors, reviewed, progress)
+    return run, reviewed
+
+
+def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
+    """The questions come a day after the last session: each row is aged to the day of
+    its last write (states expire as their kind says), then the nightly decay runs."""
+    asked = max(m.day for m in data.memories) + 1
+    with store._connection() as conn:
+        conn.execute(
+            "UPDATE pymem.memories AS m"
+            " SET last_access_at = m.last_access_at - make_interval(days => a.age),"
+            " valid_until = m.valid_until - make_interval(days => a.age)"
+            " FROM unnest(%s::uuid[], %s::int[]) AS a (id, age) WHERE m.id = a.id",
+            ([str(i) for i in last_day], [int(asked - d) for d in last_day.values()]),
+        )
+    store.apply_decay()
+
+
+def _collect(store, data: Dataset, qvectors, run: Run, progress) -> None:
+    fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
+    with store._connection() as conn:
+        for user, rid, content in conn.execute(
+            "SELECT user_id, id, content FROM pymem.memories"
+            " WHERE deleted_at IS NULL AND consolidated_into IS NULL ORDER BY created_at, id"
+        ):
+            run.rows.append((user, str(rid), fact_by_text[(user, content)]))
+        for user, a, b in conn.execute(
+            "SELECT user_id, memory_id, matched_id FROM pymem.reviews"
+            " WHERE resolved_at IS NULL AND memory_id IS NOT NULL"
+        ):
+            run.reviewed_pairs.add((user, frozenset((str(a), str(b)))))
+    for q in data.questions:
+        hits = store.recall(q.user, qvectors[q.id], k=K, query_text=q.text)
+        run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]
+        progress.step("pymem: recall")
+
+
+def _oracle_review(store, data: Dataset) -> dict[str, int]:
+    """What a perfect reviewer (the app's LLM, right every time) does with the queue:
+    the same fact is a duplicate, a new value of the slot supersedes, a contradiction
+    stays open for the user, anything else is kept."""
+    from pymem.errors import PymemError
+
+    fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
+    slot_of = {(m.user, m.fact): m.slot for m in data.memories}
+    contradicting = {
+        (m.user, frozenset((m.fact, m.contradicts))) for m in data.memories if m.contradicts
+    }
+    users = sorted({m.user for m in data.memories})
+    decisions: dict[str, int] = {}
+    for user in users:
+        for r in store.pending_reviews(user):
+            if r.cause != "related" or r.content is None or r.matched_content is None:
+                continue
+            newer = fact_by_text[(user, r.content)]
+            older = fact_by_text[(user, r.matched_content)]
+            if (user, frozenset((newer, older))) in contradicting:
+                decision = "left open (contradiction)"
+                decisions[decision] = decisions.get(decision, 0) + 1
+                continue
+            if newer == older:
+                decision = "duplicate"
+            elif slot_of[(user, newer)] == slot_of[(user, older)]:
+                decision = "supersede"
+            else:
+                decision = "keep_both"
+            try:
+                store.resolve_review(user, r.memory_id, decision)
+            except PymemError:
+                decision = "dropped (pair retired by an earlier decision)"
+            decisions[decision] = decisions.get(decision, 0) + 1
+    return decisions
+
+
+def evaluate(
+    dsn: str | None = None,
+    dataset: str | Path | None = None,
+    *,
+    database: str = "pymem_eval",
+    embed=None,
+    progress_stream=None,
+) -> dict[str, Any]:
+    """Run the stream through both stores; the metrics of each, and what went wrong."""
+    from pymem.migrate import migrate
+
+    data = load_dataset(dataset)
+    if embed is None:
+        from pymem.embedder import default_embedder
+
+        embed = default_embedder()
+    texts = [m.content for m in data.memories]
+    vectors = dict(zip([m.id for m in data.memories], embed(texts), strict=True))
+    qvectors = dict(
+        zip([q.id for q in data.questions], embed([q.text for q in data.questions]), strict=True)
+    )
+    target = eval_database(dsn, database)
+    migrate(target)
+    steps = 2 * len(data.memories) + 3 * len(data.questions)
+    progress = Progress(steps, progress_stream)
+    naive = run_naive(target, data, vectors, qvectors, progress)
+    ours, reviewed = run_pymem(target, data, vectors, qvectors, embed, progress)
+    fact_of = data.fact_of()
+
+    def missed(run: Run) -> list[dict[str, Any]]:
+        out = []
+        for q in data.questions:
+            expected = sorted({fact_of[a] for a in q.answers})
+            if not set(expected) & set(run.top5.get(q.id, [])):
+                out.append({"question": q.text, "expected": expected, "top5": run.top5[q.id]})
+        return out
+
+    return {
+        "dataset": str(dataset or DEFAULT_DATASET),
+        "database": database,
+        "memories": len(data.memories),
+        "questions": len(data.questions),
+        "facts": len({(m.user, m.fact) for m in data.memories}),
+        "naive": naive.metrics(data),
+        "pymem": ours.metrics(data),
+        "pymem_reviewed": reviewed.metrics(data),
+        "pymem_missed": missed(ours),
+        "pymem_reviewed_missed": missed(reviewed),
+        "review_decisions": reviewed.decisions,
+        "pymem_false_merges": [
+            {"memory": i, "merged_into_fact": into, "action": a} for i, into, a in ours.false_merges
+        ],
+    }
+
+
+def _format(name: str, value: float) -> str:
+    if name == "store_size":
+        return f"{int(value)}"
+    if name == "write_latency_ms":
+        return f"{value:.2f} ms"
+    return f"{value:.1%}"
+
+
+def format_report(result: dict[str, Any], out: Callable[[str], None] = print) -> None:
+    out(
+        f"{result['memories']} memories ({result['facts']} distinct facts) and "
+        f"{result['questions']} questions from {result['dataset']}"
+    )
+    out(f"{'':<26} {'naive':>9} {'pymem':>9} {'+reviewer':>10}  target")
+    for name in METRICS:
+        out(
+            f"{name:<26} {_format(name, result['naive'][name]):>9}"
+            f" {_format(name, result['pymem'][name]):>9}"
+            f" {_format(name, result['pymem_reviewed'][name]):>10}  {TARGETS.get(name, '')}"
+        )
+    out("+reviewer: pymem after a perfect reviewer settled its review queue (docs/eval.md)")
+    for miss in result["pymem_missed"]:
+        out(f"missed: {miss['question']} (expected {', '.join(miss['expected'])})")
+    for fm in result["pymem_false_merges"]:
+        out(f"false merge: {fm['memory']} {fm['action']} into {fm['merged_into_fact']}")

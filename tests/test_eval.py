@@ -1,0 +1,112 @@
+"""`pymem eval`: the bundled stream, its loader, and a run on a slice of it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from pymem.cli import main
+from pymem.eval import DEFAULT_DATASET, METRICS, InvalidDataset, load_dataset
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_bundled_stream_has_what_the_issue_asks_for():
+    data = load_dataset()
+    users = {m.user for m in data.memories}
+    assert len(users) >= 5
+    labels = {m.label for m in data.memories}
+    assert {"new", "paraphrase", "update", "contradiction", "state"} <= labels
+    assert len(data.questions) >= 50
+    chinese = [m for m in data.memories if re.search(r"[\u4e00-\u9fff]", m.content)]
+    assert 0.2 < len(chinese) / len(data.memories) < 0.8
+    assert any(m.contacts for m in data.memories)
+    assert {m.kind for m in data.memories} >= {"state", "habit", "profile", "goal", "event"}
+    # people mentioned in more than one session
+    sessions: dict[tuple[str, str], set[int]] = {}
+    for line in DEFAULT_DATASET.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        for person in r.get("contacts", []):
+            sessions.setdefault((r["user"], person), set()).add(r["session"])
+    assert sum(len(s) > 1 for s in sessions.values()) >= 5
+
+
+def test_the_bundled_stream_is_rebuilt_byte_for_byte():
+    before = DEFAULT_DATASET.read_bytes()
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_eval_stream.py")],
+        check=True,
+        capture_output=True,
+    )
+    assert DEFAULT_DATASET.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", "not JSON"),
+        ("[1]", "not a JSON object"),
+        ('{"type": "memory", "user": "u", "content": "x"}', "'id' must be"),
+        ('{"type": "memory", "id": "a", "user": "u", "content": " "}', "'content' must be"),
+        ('{"type": "question", "id": "q", "user": "u", "text": "?", "answers": []}', "answers"),
+        ('{"type": "question", "id": "q", "user": "u", "text": "?", "answers": ["z"]}', "unknown"),
+        ('{"type": "other"}', "type must be"),
+    ],
+)
+def test_a_malformed_dataset_line_is_named(tmp_path, line, message):
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"id": "a", "user": "u", "content": "x"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(InvalidDataset, match=message):
+        load_dataset(path)
+
+
+def test_eval_cli_refuses_a_bad_dataset_in_one_line(tmp_path, capsys):
+    path = tmp_path / "d.jsonl"
+    path.write_text("nope\n", encoding="utf-8")
+    assert main(["eval", "--dataset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pymem: d.jsonl line 1: not JSON") and err.count("\n") == 1
+
+
+@pytest.mark.embed
+def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
+    lines = DEFAULT_DATASET.read_text(encoding="utf-8").splitlines()
+    part = [line for line in lines if json.loads(line)["user"] == "sam"]
+    path = tmp_path / "slice.jsonl"
+    path.write_text("\n".join(part) + "\n", encoding="utf-8")
+    memories = sum(json.loads(line)["type"] == "memory" for line in part)
+    database = f"pymem_eval_{uuid.uuid4().hex[:8]}"
+    try:
+        code = main(
+            ["--dsn", admin_dsn, "eval", "--json", "--dataset", str(path), "--database", database]
+        )
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "] " in captured.err and f"/{2 * memories + 3 * (len(part) - memories)}" in captured.err
+    result = json.loads(captured.out)
+    naive, ours = result["naive"], result["pymem"]
+    for side in (naive, ours, result["pymem_reviewed"]):
+        assert set(METRICS) <= set(side)
+        for name in METRICS:
+            if name.endswith(("_rate", "_at_5")):
+                assert 0.0 <= side[name] <= 1.0, name
+        assert side["write_latency_ms"] > 0
+    # the naive store keeps every write: its duplicates are the paraphrases, every
+    # updated slot and contradicting pair stays live and unflagged
+    assert naive["store_size"] == memories
+    assert naive["duplicate_rate"] > 0.1 and naive["contradiction_rate"] == 1.0
+    assert naive["false_merge_rate"] == 0.0
+    assert ours["store_size"] <= naive["store_size"]
+    assert ours["unreviewed_duplicate_rate"] < naive["duplicate_rate"]
+    assert ours["contradiction_rate"] < 1.0
+    assert ours["recall_at_5"] >= 0.8
