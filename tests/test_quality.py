@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import psycopg
@@ -14,6 +16,9 @@ from pymem.cli import main
 from pymem.errors import InvalidUserId
 from tests.conftest import at_cosine, unit
 
+_START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_clock = (_START + timedelta(seconds=i) for i in itertools.count())
+
 
 @pytest.fixture
 def sql(conn: psycopg.Connection) -> psycopg.Connection:
@@ -22,7 +27,9 @@ def sql(conn: psycopg.Connection) -> psycopg.Connection:
 
 
 def mem(conn, user, content, embedding, kind="fact", **cols):
-    """A memory row inserted directly (the write path would merge duplicates)."""
+    """A memory row inserted directly (the write path would merge duplicates), each one
+    created a second after the one before (now() is the transaction's start)."""
+    cols.setdefault("created_at", next(_clock))
     names = ["user_id", "kind", "content", "embedding", *cols]
     values = [user, kind, content, np.asarray(embedding, dtype=np.float32), *cols.values()]
     return conn.execute(

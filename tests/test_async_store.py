@@ -1,0 +1,127 @@
+"""AsyncMemoryStore: derived from MemoryStore (same methods, same SQL), and it works.
+
+pytest-asyncio is not a dependency: each test runs its coroutine with asyncio.run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import psycopg
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from pymem import AsyncMemoryStore, MemoryStore, configure_connection_async
+from pymem.errors import SchemaMismatch, UnknownKind
+from pymem.store import _sql_methods
+from tests.conftest import unit
+
+
+def _public(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n))}
+
+
+def test_the_async_store_has_every_method_with_the_same_signature():
+    assert _public(AsyncMemoryStore) == _public(MemoryStore)
+    for name in _public(MemoryStore) - {"open", "close"}:
+        sync, aio = getattr(MemoryStore, name), getattr(AsyncMemoryStore, name)
+        assert inspect.signature(aio) == inspect.signature(sync), name
+        assert inspect.iscoroutinefunction(aio) and not inspect.iscoroutinefunction(sync), name
+        assert aio.__doc__ == sync.__doc__, name
+    assert inspect.iscoroutinefunction(AsyncMemoryStore.close)
+
+
+def test_every_method_builds_its_sql_once_for_both_stores():
+    builders = _sql_methods(MemoryStore)
+    # every public method but open/close is an SQL call both stores share
+    assert set(builders) == _public(MemoryStore) - {"open", "close"}
+    for name, builder in builders.items():
+        assert getattr(AsyncMemoryStore, name).__pymem_call__ is builder, name
+
+
+def test_a_sync_connection_is_refused(conn):
+    with pytest.raises(TypeError, match="AsyncConnection"):
+        AsyncMemoryStore(conn)
+
+
+def test_write_recall_report_and_errors_over_a_dsn(fresh_dsn):
+    async def main():
+        async with AsyncMemoryStore(fresh_dsn) as store:
+            first = await store.upsert("ann", "Ann plays chess", unit(0), "habit")
+            again = await store.upsert("ann", "Ann plays chess!", unit(0), "habit")
+            batch = await store.upsert_many(
+                "ann", [{"content": "Ann has a cat", "embedding": unit(1)}]
+            )
+            hits = await store.recall("ann", unit(0), 2)
+            report = await store.quality_report("ann")
+            settings = await store.get_settings()
+            decay = await store.run_decay()
+            with pytest.raises(UnknownKind) as info:
+                await store.upsert("ann", "x", unit(2), "banana")
+            return first, again, batch, hits, report, settings, decay, info.value
+
+    first, again, batch, hits, report, settings, decay, error = asyncio.run(main())
+    assert (first.action, again.action, again.memory_id) == (
+        "inserted",
+        "duplicate",
+        first.memory_id,
+    )
+    assert [b.action for b in batch] == ["inserted"]
+    assert hits[0].memory_id == first.memory_id and hits[0].content == "Ann plays chess"
+    assert (report.live_memories, report.duplicate_pairs) == (2, 0)
+    assert settings.embedding_dimensions == 512
+    assert decay.scanned >= 2
+    assert error.sqlstate == "PM008" and "banana" in str(error)
+    # the sync store sees what the async one wrote
+    with MemoryStore(fresh_dsn) as store:
+        assert store.quality_report("ann").live_memories == 2
+
+
+def test_concurrent_writers_over_a_pool_store_one_fact_once(fresh_dsn):
+    async def main():
+        async with AsyncConnectionPool(
+            fresh_dsn,
+            min_size=4,
+            max_size=4,
+            configure=configure_connection_async,
+            kwargs={"autocommit": True},
+            open=False,
+        ) as pool:
+            store = AsyncMemoryStore(pool)
+            results = await asyncio.gather(
+                *(store.upsert("bob", "Bob drinks tea", unit(3)) for _ in range(8))
+            )
+            report = await store.quality_report("bob")
+            return results, report
+
+    results, report = asyncio.run(main())
+    assert sorted(r.action for r in results) == ["duplicate"] * 7 + ["inserted"]
+    assert len({r.memory_id for r in results}) == 1
+    assert report.live_memories == 1
+
+
+def test_the_callers_async_transaction_decides(fresh_dsn):
+    async def main():
+        async with await psycopg.AsyncConnection.connect(fresh_dsn) as conn:
+            store = AsyncMemoryStore(conn)
+            await store.upsert("cat", "Cat plays go", unit(4))
+            await conn.rollback()
+            gone = await store.recall("cat", unit(4), 5)
+            await store.upsert("cat", "Cat plays go", unit(4))
+            await conn.commit()
+        async with AsyncMemoryStore.open(fresh_dsn) as other:
+            kept = await other.recall("cat", unit(4), 5)
+        return gone, kept
+
+    gone, kept = asyncio.run(main())
+    assert gone == [] and [h.content for h in kept] == ["Cat plays go"]
+
+
+def test_a_database_without_the_schema_is_refused(empty_dsn):
+    async def main():
+        async with AsyncMemoryStore(empty_dsn) as store:
+            await store.upsert("u", "x", unit(0))
+
+    with pytest.raises(SchemaMismatch, match="pymem migrate"):
+        asyncio.run(main())
