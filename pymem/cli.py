@@ -37,8 +37,13 @@ def _embedded_store(args: argparse.Namespace):
 
 
 def cmd_db(args: argparse.Namespace) -> int:
+    if args.action == "psql":
+        return _psql(args)
+    if args.psql_args:
+        print(f"pymem db {args.action}: unexpected arguments {args.psql_args}", file=sys.stderr)
+        return 2
     if args.action == "start":
-        print(server.start_embedded())
+        print(server.start_embedded(database=args.database))
     elif args.action == "stop":
         print("stopped" if server.stop_embedded() else "not running")
     elif args.action == "status":
@@ -47,8 +52,28 @@ def cmd_db(args: argparse.Namespace) -> int:
             print(f"{key}: {value}")
         return 0 if status["running"] else 3
     elif args.action == "url":
-        print(server.start_embedded())
+        print(server.start_embedded(database=args.database))
     return 0
+
+
+def psql_path() -> str:
+    """The psql that ships with the embedded server."""
+    embedded = server._embedded()
+    return str(embedded._commands.POSTGRES_BIN_PATH / "psql")
+
+
+def _psql(args: argparse.Namespace) -> int:
+    """psql on the store: --dsn, PYMEM_DSN, or the embedded server's --database."""
+    import subprocess
+
+    if args.dsn or not server.uses_embedded(None):
+        dsn = server.resolve_dsn(args.dsn)
+    else:
+        dsn = server.start_embedded(database=args.database)
+    extra = list(args.psql_args)
+    if extra[:1] == ["--"]:
+        extra = extra[1:]
+    return subprocess.run([psql_path(), "-d", dsn, *extra], check=False).returncode
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
@@ -59,6 +84,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         for state in migration_states(dsn):
             print(f"{'applied' if state.applied else 'pending'}  {state.id}")
         return 0
+    if args.rollback and not _rollback_confirmed(dsn, args.yes):
+        return 2
     result = migrate(dsn, dimensions=args.dimensions, rollback=args.rollback)
     if args.rollback:
         print(f"rolled back: {', '.join(result.rolled_back) or 'nothing to roll back'}")
@@ -71,13 +98,42 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rollback_confirmed(dsn: str, yes: bool) -> bool:
+    """A rollback drops every memory: ask first (or need --yes) when there are any."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        exists = conn.execute("SELECT to_regclass('pymem.memories') IS NOT NULL").fetchone()[0]
+        if not exists:
+            return True
+        memories, users = conn.execute(
+            "SELECT count(*), count(DISTINCT user_id) FROM pymem.memories"
+        ).fetchone()
+    if memories == 0 or yes:
+        return True
+    what = f"{memories} memories of {users} users"
+    if not sys.stdin.isatty():
+        print(
+            f"pymem migrate --rollback: the store holds {what}; "
+            "add --yes to drop them (nothing was changed)",
+            file=sys.stderr,
+        )
+        return False
+    answer = input(f"Roll back pymem and drop {what}? Type 'yes' to confirm: ")
+    if answer.strip().lower() != "yes":
+        print("rollback cancelled", file=sys.stderr)
+        return False
+    return True
+
+
 def cmd_remember(args: argparse.Namespace) -> int:
+    text = sys.stdin.read().strip() if args.text == "-" else args.text
     store, embed = _embedded_store(args)
     with store:
         result = store.upsert(
             args.user,
-            args.text,
-            embed([args.text])[0],
+            text,
+            embed([text])[0],
             args.kind,
             importance=args.importance,
             topic=args.topic,
@@ -92,16 +148,20 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 def cmd_recall(args: argparse.Namespace) -> int:
     store, embed = _embedded_store(args)
+    vector = embed([args.query])[0]
     with store:
         hits = store.recall(
-            args.user,
-            embed([args.query])[0],
-            k=args.k,
-            query_text=args.query,
-            include_cold=args.include_cold,
+            args.user, vector, k=args.k, query_text=args.query, include_cold=args.include_cold
         )
+        cold = []
+        if not hits and not args.include_cold:
+            cold = store.recall(
+                args.user, vector, k=args.k, query_text=args.query, include_cold=True
+            )
     if not hits:
         print("no memories")
+        if cold:
+            print(f"hint: {len(cold)} cold (faded) memories match; add --include-cold to see them")
         return 0
     print(f"{'score':>6} {'sim':>6} {'decay':>6}  {'kind':<10} content")
     for h in hits:
@@ -363,15 +423,20 @@ def _add_facts_parser(sub) -> None:
     p.set_defaults(func=cmd_facts, facts_action="list")
     actions = p.add_subparsers(dest="facts_action")
     s = actions.add_parser("set", help="set a fact; VALUE is JSON when it parses, else a string")
-    s.add_argument("--user", required=True)
+    s.add_argument("--user", required=True, help="whose fact")
     s.add_argument("--confidence", default="medium", help="high, medium, low or 0..1")
-    s.add_argument("--scope", default="habit", choices=["habit", "state"])
-    s.add_argument("--source", default="stated")
-    s.add_argument("key")
-    s.add_argument("value")
+    s.add_argument(
+        "--scope",
+        default="habit",
+        choices=["habit", "state"],
+        help="habit (lasting) or state (temporary)",
+    )
+    s.add_argument("--source", default="stated", help="inferred, stated or confirmed")
+    s.add_argument("key", help="the fact's key, e.g. user_city")
+    s.add_argument("value", help="JSON when it parses (42, true, {...}), else a string")
     h = actions.add_parser("history", help="every value a fact has had")
-    h.add_argument("--user", required=True)
-    h.add_argument("key")
+    h.add_argument("--user", required=True, help="whose fact")
+    h.add_argument("key", help="the fact's key")
 
 
 # -- contacts ------------------------------------------------------------------
@@ -406,7 +471,7 @@ def _add_contacts_parser(sub) -> None:
     p.set_defaults(func=cmd_contacts, action="list")
     actions = p.add_subparsers(dest="action")
     card = actions.add_parser("card", help="print a person's card")
-    card.add_argument("--user", dest="card_user", required=True)
+    card.add_argument("--user", dest="card_user", required=True, help="whose contact")
     card.add_argument("--max-chars", type=int, default=600, help="card length in characters")
     card.add_argument("name", help="the person: name, alias or id")
 
@@ -491,50 +556,87 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="a scripted memory stream on the embedded server")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("db", help="the embedded PostgreSQL server")
-    p.add_argument("action", choices=["start", "stop", "status", "url"])
+    p = sub.add_parser(
+        "db",
+        help="the embedded PostgreSQL server: start, stop, status, url, psql",
+        description="The embedded PostgreSQL server. `pymem db psql` opens psql on the store "
+        "(--dsn, PYMEM_DSN or the embedded server); arguments after it go to psql.",
+    )
+    p.add_argument(
+        "action",
+        choices=["start", "stop", "status", "url", "psql"],
+        help="start or stop the server, show its status, print a DSN, or open psql",
+    )
+    p.add_argument(
+        "--database",
+        default=server.DATABASE,
+        help=f"database on the embedded server for url, start and psql (default {server.DATABASE})",
+    )
+    p.add_argument(
+        "psql_args", nargs=argparse.REMAINDER, help="psql only: arguments passed to psql"
+    )
     p.set_defaults(func=cmd_db)
 
     p = sub.add_parser("migrate", help="apply, list or roll back the schema")
     p.add_argument("--dimensions", type=int, help="embedding dimension of a new store")
     p.add_argument("--list", action="store_true", help="show applied and pending migrations")
-    p.add_argument("--rollback", action="store_true", help="remove everything pymem created")
+    p.add_argument(
+        "--rollback",
+        action="store_true",
+        help="remove everything pymem created, memories included (asks first, see --yes)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="with --rollback: drop a store that holds memories"
+    )
     p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("remember", help="store a memory (needs pymem[embed])")
-    p.add_argument("--user", required=True)
-    p.add_argument("--kind", default="fact")
-    p.add_argument("--topic")
-    p.add_argument("--source", default="stated")
-    p.add_argument("--importance", type=float, default=0.5)
-    p.add_argument("text")
+    p.add_argument("--user", required=True, help="whose memory")
+    p.add_argument(
+        "--kind", default="fact", help="fact, preference, habit, state, goal, event, ..."
+    )
+    p.add_argument("--topic", help="the extractor's topic key, e.g. skill:react")
+    p.add_argument(
+        "--source", default="stated", help="inferred, stated or confirmed (default stated)"
+    )
+    p.add_argument("--importance", type=float, default=0.5, help="0..1 (default 0.5)")
+    p.add_argument("text", help="the memory's text, or - to read it from stdin")
     p.set_defaults(func=cmd_remember)
 
     p = sub.add_parser("recall", help="ranked memories for a query (needs pymem[embed])")
-    p.add_argument("--user", required=True)
-    p.add_argument("-k", type=int, default=5)
-    p.add_argument("--include-cold", action="store_true")
-    p.add_argument("query")
+    p.add_argument("--user", required=True, help="whose memories")
+    p.add_argument("-k", type=int, default=5, help="at most this many memories (default 5)")
+    p.add_argument("--include-cold", action="store_true", help="also search the cold (faded) tier")
+    p.add_argument("query", help="what to recall, in words")
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser("decay", help="move faded memories to the cold tier (cron-friendly)")
-    p.add_argument("--cold-below", type=float, default=0.05)
+    p.add_argument(
+        "--cold-below",
+        type=float,
+        default=0.05,
+        help="move memories whose decay score is below this (default 0.05)",
+    )
     p.add_argument("--user", help="only this user's memories")
     p.set_defaults(func=cmd_decay)
 
     p = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
-    p.add_argument("which", choices=["upsert", "recall", "consolidate", "import"])
+    p.add_argument(
+        "which", choices=["upsert", "recall", "consolidate", "import"], help="which benchmark"
+    )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("consolidate", help="list candidate groups, or apply a maintenance plan")
-    p.add_argument("--user", required=True)
+    p.add_argument("--user", required=True, help="whose memories")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--dry-run", action="store_true", help="list candidate groups only")
     mode.add_argument("--plan", help="a JSON file of maintenance ops to apply (all or nothing)")
-    p.add_argument("--min-similarity", type=float)
-    p.add_argument("--min-group", type=int)
-    p.add_argument("--include-pinned", action="store_true")
+    p.add_argument(
+        "--min-similarity", type=float, help="pairs at least this similar (default: settings)"
+    )
+    p.add_argument("--min-group", type=int, help="groups of at least this many memories")
+    p.add_argument("--include-pinned", action="store_true", help="consider pinned memories too")
     p.set_defaults(func=cmd_consolidate)
 
     p = sub.add_parser(
@@ -583,13 +685,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _database_error(exc: Exception) -> str:
+    """A driver error as one line: its first line, code, DETAIL and HINT."""
+    import psycopg
+
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    if isinstance(exc, psycopg.OperationalError) and getattr(exc, "sqlstate", None) is None:
+        # no server answered: the first line names the host and what failed
+        return (
+            f"cannot connect to PostgreSQL: {text.removeprefix('connection failed: ')}"
+            "; check --dsn or PYMEM_DSN (without either, pymem starts its embedded server)"
+        )
+    diag = getattr(exc, "diag", None)
+    if getattr(exc, "sqlstate", None):
+        text += f" [{exc.sqlstate}]"
+    if diag is not None and diag.message_detail:
+        text += f"; {diag.message_detail}"
+    if diag is not None and diag.message_hint:
+        text += f"; hint: {diag.message_hint}"
+    return " ".join(text.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import psycopg
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except PymemError as exc:
-        code = f" [{exc.sqlstate}]" if exc.sqlstate else ""
-        print(f"pymem: {exc}{code}", file=sys.stderr)
+        print(f"pymem: {exc.one_line()}", file=sys.stderr)
+        return 2
+    except psycopg.Error as exc:
+        print(f"pymem: {_database_error(exc)}", file=sys.stderr)
         return 2
 
 

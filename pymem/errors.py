@@ -14,15 +14,35 @@ import psycopg
 
 
 class PymemError(Exception):
-    """Base class of every pymem error. ``sqlstate`` is the server's code."""
+    """Base class of every pymem error. ``sqlstate`` is the server's code; ``detail``
+    and ``hint`` are the server's DETAIL and HINT, when it gave them."""
 
     sqlstate: str | None = None
 
-    def __init__(self, message: str, *, sqlstate: str | None = None, hint: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        sqlstate: str | None = None,
+        hint: str | None = None,
+        detail: str | None = None,
+    ):
         super().__init__(message)
         if sqlstate is not None:
             self.sqlstate = sqlstate
         self.hint = hint
+        self.detail = detail
+
+    def one_line(self) -> str:
+        """The message, its code, DETAIL and HINT on one line (what the CLI prints)."""
+        text = str(self)
+        if self.sqlstate:
+            text += f" [{self.sqlstate}]"
+        if self.detail:
+            text += f"; {self.detail}"
+        if self.hint:
+            text += f"; hint: {self.hint}"
+        return " ".join(text.split())
 
 
 class InvalidUserId(PymemError):
@@ -186,6 +206,7 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
     diag = getattr(exc, "diag", None)
     message = (diag.message_primary if diag is not None else None) or str(exc)
     hint = diag.message_hint if diag is not None else None
+    detail = diag.message_detail if diag is not None else None
     cls = BY_SQLSTATE.get(sqlstate or "")
     if cls is None and sqlstate is None and "NUL (0x00)" in str(exc):
         # psycopg refuses NUL bytes before they reach the server.
@@ -200,7 +221,7 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         cls, message = DimensionMismatch, f"embedding has no dimensions: {message}"
     if cls is None:
         return None
-    return cls(message, sqlstate=cls.sqlstate, hint=hint)
+    return cls(message, sqlstate=cls.sqlstate, hint=hint, detail=detail)
 
 
 @contextmanager

@@ -1,0 +1,125 @@
+"""A newcomer's first hour with the CLI: psql, a guarded rollback, one-line errors with
+DETAIL and HINT, stdin, help for every option, a hint when only cold memories match."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+import psycopg
+import pytest
+
+from pymem import MemoryStore
+from pymem.cli import build_parser, main
+from tests.conftest import unit
+
+
+class _Terminal(io.StringIO):
+    """stdin as a person at a terminal typing ``text``."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _schema_exists(dsn: str) -> bool:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT to_regnamespace('pymem') IS NOT NULL").fetchone()[0]
+
+
+def test_db_psql_runs_the_bundled_psql_on_the_store(fresh_dsn, capfd):
+    assert main(["--dsn", fresh_dsn, "db", "psql", "-Atc", "SELECT pymem.schema_version()"]) == 0
+    from pymem.store import SCHEMA_VERSION
+
+    assert capfd.readouterr().out.strip() == str(SCHEMA_VERSION)
+    # psql's own failure is its exit code
+    assert main(["--dsn", fresh_dsn, "db", "psql", "-c", "SELECT nope", "-v", "ON_ERROR_STOP=1"])
+    assert "nope" in capfd.readouterr().err
+
+
+def test_rollback_of_a_store_with_memories_needs_yes(fresh_dsn, capsys):
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann plays chess", unit(0))
+    # not interactive (pytest's stdin): refused, nothing changed
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 2
+    err = capsys.readouterr().err
+    assert "holds 1 memories of 1 users" in err and "--yes" in err
+    assert _schema_exists(fresh_dsn)
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback", "--yes"]) == 0
+    assert "rolled back: " in capsys.readouterr().out
+    assert not _schema_exists(fresh_dsn)
+    # an empty store (here: none at all) rolls back without asking
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 0
+
+
+@pytest.mark.parametrize(("typed", "code", "kept"), [("no\n", 2, True), ("yes\n", 0, False)])
+def test_rollback_asks_at_a_terminal(fresh_dsn, capsys, monkeypatch, typed, code, kept):
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann plays chess", unit(0))
+    monkeypatch.setattr("sys.stdin", _Terminal(typed))
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == code
+    assert "drop 1 memories of 1 users" in capsys.readouterr().out
+    assert _schema_exists(fresh_dsn) is kept
+
+
+@pytest.mark.embed
+def test_an_error_is_one_line_with_its_detail_and_hint(fresh_dsn, capsys, embedder):
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "--kind", "banana", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("pymem: unknown kind 'banana' [PM008]; Known kinds: event, fact,")
+    assert "; hint: Add a row to pymem.kinds" in err
+
+
+def test_a_connection_failure_is_one_line(capsys):
+    dsn = "host=127.0.0.1 port=1 dbname=nothing connect_timeout=3"
+    assert main(["--dsn", dsn, "report"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("pymem: cannot connect to PostgreSQL:") and "port 1" in err
+
+
+def test_a_database_without_pymem_is_one_line(empty_dsn, capsys):
+    assert main(["--dsn", empty_dsn, "report"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run `pymem migrate`" in err
+
+
+@pytest.mark.embed
+def test_remember_dash_reads_stdin(fresh_dsn, capsys, monkeypatch, embedder):
+    monkeypatch.setattr("sys.stdin", io.StringIO("Ann listens to jazz on Sundays\n"))
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "-"]) == 0
+    assert capsys.readouterr().out.startswith("inserted: ")
+    with MemoryStore(fresh_dsn) as store:
+        assert [h.content for h in store.recall("ann", unit(0), 5, min_similarity=-1)] == [
+            "Ann listens to jazz on Sundays"
+        ]
+
+
+@pytest.mark.embed
+def test_recall_hints_at_cold_memories(fresh_dsn, capsys, embedder):
+    assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "Ann likes jazz"]) == 0
+    assert main(["--dsn", fresh_dsn, "decay", "--user", "ann", "--cold-below", "1"]) == 0
+    capsys.readouterr()
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", "what music?"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no memories\nhint: 1 cold (faded) memories match; add --include-cold")
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "bob", "what music?"]) == 0
+    assert capsys.readouterr().out == "no memories\n"
+
+
+def _actions(parser: argparse.ArgumentParser, path: str = "pymem"):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _actions(sub, f"{path} {name}")
+        elif not isinstance(action, argparse._HelpAction):
+            yield path, action
+
+
+def test_every_option_and_argument_has_help():
+    missing = [
+        f"{path} {action.option_strings or action.dest}"
+        for path, action in _actions(build_parser())
+        if not action.help
+    ]
+    assert missing == []
