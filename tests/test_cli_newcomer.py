@@ -123,3 +123,27 @@ def test_every_option_and_argument_has_help():
         if not action.help
     ]
     assert missing == []
+
+
+def test_every_pymem_command_in_the_readme_parses():
+    """The README's shell lines are commands the CLI accepts (options and choices)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+        for line in block.splitlines():
+            line = re.sub(r'"\$\(pymem [^)]*\)"', "DSN", line).split("  #")[0]
+            line = line.split("&&")[-1].strip()
+            if line.startswith("pymem "):
+                commands.append(line)
+    assert any("db psql --database toy" in c for c in commands)
+    assert len(commands) >= 10
+    parser = build_parser()
+    for command in commands:
+        try:
+            parser.parse_args(shlex.split(command)[1:])
+        except SystemExit as exc:  # argparse refuses
+            raise AssertionError(f"README command does not parse: {command}") from exc
