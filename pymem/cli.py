@@ -191,6 +191,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.which in (None, "all"):
+        from pymem.bench.all import main as all_main
+
+        return all_main(args.dsn, quick=args.quick, as_json=args.json, out_dir=args.out)
+    if args.json or args.out:
+        print("pymem bench: --json and --out are for the run of all (no name)", file=sys.stderr)
+        return 2
     if args.which == "upsert":
         from pymem.bench.upsert import main as bench_main
     elif args.which == "consolidate":
@@ -622,9 +629,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     p.add_argument(
-        "which", choices=["upsert", "recall", "consolidate", "import"], help="which benchmark"
+        "which",
+        nargs="?",
+        choices=["all", "upsert", "recall", "consolidate", "import"],
+        help="one benchmark with its full log; default all of them, one table side by side",
     )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
+    p.add_argument("--json", action="store_true", help="all: print the table as one JSON object")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="all: write bench.json and bench.png (the plot needs pymem[plot]) to DIR",
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("consolidate", help="list candidate groups, or apply a maintenance plan")
