@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pymem.bench import all as bench_all
-from pymem.bench import consolidate, recall, upsert
+from pymem.bench import consolidate, importing, recall, upsert
 from pymem.bench.upsert import Scenario
 from pymem.cli import main
 
@@ -18,6 +18,7 @@ TINY = (
         batch_size=5,
         batch_reps=1,
     ),
+    importing.ImportSizes(users=2, lines=60, restated=0.1),
     recall.RecallSizes(
         table_rows=800, users=(50,), queries=2, warmup=1, exact_queries=1, filler_memories=10
     ),
@@ -33,6 +34,7 @@ def test_all_benchmarks_side_by_side(admin_dsn, tmp_path, capsys, monkeypatch):
         "write",
         "concurrent writers",
         "batch",
+        "import",
         "recall",
         "decay",
         "consolidation",

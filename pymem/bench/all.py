@@ -1,7 +1,8 @@
 """`pymem bench` (no name): every benchmark in one run, side by side.
 
 Runs the write path (plain INSERT vs client-side SELECT + write vs
-``upsert_memory``, and 8 concurrent writers of the same facts), the read path
+``upsert_memory``, and 8 concurrent writers of the same facts), bulk import
+(``pymem import`` vs plain one-row INSERTs), the read path
 and decay, and consolidation candidates vs the all-pairs scan, each in its own
 fresh database, then prints one table of what each measured next to its
 baseline. ``--json`` prints that table as one object; ``--out DIR`` writes
@@ -16,14 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pymem.bench import common, consolidate, recall, upsert
+from pymem.bench import common, consolidate, importing, recall, upsert
 
 
 def _ms(value: float) -> float:
     return round(float(value), 3)
 
 
-def summarize(up: dict[str, Any], rc: dict[str, Any], co: dict[str, Any]) -> dict[str, Any]:
+def summarize(
+    up: dict[str, Any], rc: dict[str, Any], co: dict[str, Any], im: dict[str, Any]
+) -> dict[str, Any]:
     """The side-by-side rows of the three benchmarks' results (JSON-ready)."""
     rows: list[dict[str, Any]] = []
     for res in up["scenarios"]:
@@ -62,6 +65,18 @@ def summarize(up: dict[str, Any], rc: dict[str, Any], co: dict[str, Any]) -> dic
                 "pymem upsert_memories": _ms(batch["batch"].median_ms),
             },
             "ratio": f"{batch['single'].median_ms / batch['batch'].median_ms:.2f}x faster",
+        }
+    )
+    rows.append(
+        {
+            "bench": "import",
+            "case": f"{im['lines']:,} JSONL lines, {im['restated']} restated",
+            "unit": "rows/s",
+            "values": {
+                "plain one-row INSERT": round(im["plain_rows_per_s"]),
+                "pymem import": round(im["import_lines_per_s"]),
+            },
+            "ratio": f"{im['ratio']:.2f}x INSERT",
         }
     )
     for n in rc["sizes"]:
@@ -105,12 +120,19 @@ def summarize(up: dict[str, Any], rc: dict[str, Any], co: dict[str, Any]) -> dic
                 "ratio": f"{r['ratio']:.1f}x, {r['pair_share']:.1%} of pairs",
             }
         )
+    ratio = im["ratio"]
+    im_targets = [("pymem import >= plain one-row INSERTs", ratio >= 1.0, f"{ratio:.2f}x")]
     targets = [
         {"bench": name, "target": t, "ok": bool(ok), "measured": value}
-        for name, res in (("write", up), ("recall", rc), ("consolidation", co))
-        for t, ok, value in res["targets"]
+        for name, res_targets in (
+            ("write", up["targets"]),
+            ("import", im_targets),
+            ("recall", rc["targets"]),
+            ("consolidation", co["targets"]),
+        )
+        for t, ok, value in res_targets
     ]
-    exact = bool(up["exact"] and rc["all_exact"])
+    exact = bool(up["exact"] and rc["all_exact"] and im["exact"])
     return {"rows": rows, "targets": targets, "exact": exact}
 
 
@@ -161,7 +183,9 @@ def plot(summary: dict[str, Any], path: Path) -> bool:
 
 def run_all(
     dsn: str | None,
-    sizes: tuple[upsert.UpsertSizes, recall.RecallSizes, consolidate.ConsolidateSizes],
+    sizes: tuple[
+        upsert.UpsertSizes, importing.ImportSizes, recall.RecallSizes, consolidate.ConsolidateSizes
+    ],
     log=None,
     *,
     suffix: str = "",
@@ -170,10 +194,11 @@ def run_all(
     from pymem.migrate import migrate
 
     log = log or (lambda line: print(line, file=sys.stderr))
-    up_sizes, rc_sizes, co_sizes = sizes
+    up_sizes, im_sizes, rc_sizes, co_sizes = sizes
     results = {}
     for name, module, bench_sizes in (
         ("upsert", upsert, up_sizes),
+        ("import", importing, im_sizes),
         ("recall", recall, rc_sizes),
         ("consolidate", consolidate, co_sizes),
     ):
@@ -188,12 +213,16 @@ def run_all(
                 results[name]["batch_size"] = bench_sizes.batch_size
             if name == "recall":
                 results[name]["sizes"] = list(bench_sizes.users)
+            if name == "import":
+                results[name]["lines"] = bench_sizes.lines
             if name == "upsert":
                 with common.connect(target) as conn:
                     machine = common.machine_lines(conn)
         finally:
             common.drop_database(admin, database)
-    summary = summarize(results["upsert"], results["recall"], results["consolidate"])
+    summary = summarize(
+        results["upsert"], results["recall"], results["consolidate"], results["import"]
+    )
     summary["machine"] = machine
     return summary
 
@@ -202,9 +231,9 @@ def main(
     dsn: str | None = None, quick: bool = False, as_json: bool = False, out_dir: str | None = None
 ) -> int:
     sizes = (
-        (upsert.QUICK, recall.QUICK, consolidate.QUICK)
+        (upsert.QUICK, importing.QUICK, recall.QUICK, consolidate.QUICK)
         if quick
-        else (upsert.FULL, recall.FULL, consolidate.FULL)
+        else (upsert.FULL, importing.FULL, recall.FULL, consolidate.FULL)
     )
     summary = run_all(dsn, sizes)
     summary["quick"] = quick
