@@ -43,7 +43,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         print(f"pymem db {args.action}: unexpected arguments {args.psql_args}", file=sys.stderr)
         return 2
     if args.action == "start":
-        print(server.start_embedded(database=args.database))
+        print(server.start_embedded(database=args.database or server.DATABASE))
     elif args.action == "stop":
         print("stopped" if server.stop_embedded() else "not running")
     elif args.action == "status":
@@ -52,7 +52,7 @@ def cmd_db(args: argparse.Namespace) -> int:
             print(f"{key}: {value}")
         return 0 if status["running"] else 3
     elif args.action == "url":
-        print(server.start_embedded(database=args.database))
+        print(server.start_embedded(database=args.database or server.DATABASE))
     return 0
 
 
@@ -66,13 +66,25 @@ def _psql(args: argparse.Namespace) -> int:
     """psql on the store: --dsn, PYMEM_DSN, or the embedded server's --database."""
     import subprocess
 
-    if args.dsn or not server.uses_embedded(None):
-        dsn = server.resolve_dsn(args.dsn)
-    else:
-        dsn = server.start_embedded(database=args.database)
     extra = list(args.psql_args)
+    database = args.database
+    # `pymem db psql --database NAME ...`: psql's arguments follow ours
+    while extra[:1] and extra[0].startswith("--database"):
+        option = extra.pop(0)
+        if "=" in option:
+            database = option.split("=", 1)[1]
+        elif extra:
+            database = extra.pop(0)
     if extra[:1] == ["--"]:
         extra = extra[1:]
+    if args.dsn or not server.uses_embedded(None):
+        dsn = server.resolve_dsn(args.dsn)
+        if database:
+            from psycopg.conninfo import make_conninfo
+
+            dsn = make_conninfo(dsn, dbname=database)
+    else:
+        dsn = server.start_embedded(database=database or server.DATABASE)
     return subprocess.run([psql_path(), "-d", dsn, *extra], check=False).returncode
 
 
@@ -576,8 +588,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--database",
-        default=server.DATABASE,
-        help=f"database on the embedded server for url, start and psql (default {server.DATABASE})",
+        help=f"database for url, start and psql (default {server.DATABASE} on the embedded "
+        "server; with --dsn, another database on that server)",
     )
     p.add_argument(
         "psql_args", nargs=argparse.REMAINDER, help="psql only: arguments passed to psql"

@@ -31,6 +31,12 @@ def test_db_psql_runs_the_bundled_psql_on_the_store(fresh_dsn, capfd):
     from pymem.store import SCHEMA_VERSION
 
     assert capfd.readouterr().out.strip() == str(SCHEMA_VERSION)
+    # --database: another database of the server, before psql's own arguments
+    name = psycopg.conninfo.conninfo_to_dict(fresh_dsn)["dbname"]
+    other = psycopg.conninfo.make_conninfo(fresh_dsn, dbname="postgres")
+    args = ["--dsn", other, "db", "psql", "--database", name, "-Atc", "SELECT current_database()"]
+    assert main(args) == 0
+    assert capfd.readouterr().out.strip() == name
     # psql's own failure is its exit code
     assert main(["--dsn", fresh_dsn, "db", "psql", "-c", "SELECT nope", "-v", "ON_ERROR_STOP=1"])
     assert "nope" in capfd.readouterr().err
