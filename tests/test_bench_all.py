@@ -11,18 +11,18 @@ from pymem.cli import main
 
 TINY = (
     upsert.UpsertSizes(
-        table_rows=600,
-        scenarios=(Scenario(per_user=20, users=2, rounds=1, ops_per_round=6),),
+        table_rows=300,
+        scenarios=(Scenario(per_user=10, users=1, rounds=1, ops_per_round=4),),
         lookup_probes=1,
-        batch_user_memories=50,
-        batch_size=5,
+        batch_user_memories=20,
+        batch_size=4,
         batch_reps=1,
     ),
-    importing.ImportSizes(users=2, lines=60, restated=0.1),
+    importing.ImportSizes(users=2, lines=30, restated=0.1),
     recall.RecallSizes(
-        table_rows=800, users=(50,), queries=2, warmup=1, exact_queries=1, filler_memories=10
+        table_rows=300, users=(30,), queries=2, warmup=1, exact_queries=1, filler_memories=5
     ),
-    consolidate.ConsolidateSizes(users=(120,), allpairs_limit_s=600.0),
+    consolidate.ConsolidateSizes(users=(60,), allpairs_limit_s=600.0),
 )
 
 

@@ -192,10 +192,16 @@ def run_all(
 ) -> dict[str, Any]:
     """Every benchmark, each in a fresh database of its own; the summary and the machine."""
     from pymem.migrate import migrate
+    from pymem.server import create_database
 
     log = log or (lambda line: print(line, file=sys.stderr))
     up_sizes, im_sizes, rc_sizes, co_sizes = sizes
     results = {}
+    # migrated once, cloned for each benchmark
+    template = f"pymem_bench_all_template{suffix}"
+    admin, template_dsn = common.bench_database(dsn, template)
+    common.recreate_database(admin, template)
+    migrate(template_dsn)
     for name, module, bench_sizes in (
         ("upsert", upsert, up_sizes),
         ("import", importing, im_sizes),
@@ -204,9 +210,9 @@ def run_all(
     ):
         database = f"pymem_bench_all_{name}{suffix}"
         admin, target = common.bench_database(dsn, database)
-        common.recreate_database(admin, database)
+        common.drop_database(admin, database)
+        create_database(admin, database, template=template)
         try:
-            migrate(target)
             log(f"== pymem bench {name} (database {database})")
             results[name] = module.run(target, bench_sizes, out=log)
             if name == "upsert":
@@ -220,6 +226,7 @@ def run_all(
                     machine = common.machine_lines(conn)
         finally:
             common.drop_database(admin, database)
+    common.drop_database(admin, template)
     summary = summarize(
         results["upsert"], results["recall"], results["consolidate"], results["import"]
     )
