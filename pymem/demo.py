@@ -102,7 +102,7 @@ def _print_recall(title: str, hits) -> None:
         print("    (nothing)")
     for h in hits:
         print(
-            f"    score {h.score:5.2f}  sim {h.similarity:5.2f}  decay {h.decay_score:5.3f}"
+            f"    score {h.score:5.2f}  sim {h.similarity:5.2f}  strength {h.decay_score:5.3f}"
             f"  {h.tier:<4} {h.kind:<10} {h.content}"
         )
 
@@ -164,6 +164,10 @@ def run_demo(dsn: str | None = None) -> int:
             return store.recall(user, embed([query])[0], k=3, query_text=query, **options)
 
         print("\n== Recall")
+        print(
+            "  strength = importance x exp(-decay rate x days since the last mention):"
+            " a new memory starts at its importance"
+        )
         _print_recall("How did the user sleep?", recall("How did the user sleep?"))
         _print_recall("用户喜欢喝什么？", recall("用户喜欢喝什么？"))
         _print_recall("What is the user's React level?", recall("What is the user's React level?"))
@@ -183,10 +187,11 @@ def run_demo(dsn: str | None = None) -> int:
         print("\n== The user mentions Coldplay again")
         again = "User's favourite band is Coldplay"
         r = store.upsert(user, again, embed([again])[0], "preference", importance=0.2)
-        print(f"  {r.action}: the memory is back in the hot tier")
-        _print_recall(
-            "What music does the user like?", recall("What music does the user like?", at=later)
+        print(
+            f"  {r.action}: the memory is back in the hot tier, its clock restarted by the"
+            " mention (the demo writes at the real time: the recall below is at that moment)"
         )
+        _print_recall("What music does the user like?", recall("What music does the user like?"))
 
         _facts_demo(store, user)
 
