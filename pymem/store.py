@@ -485,7 +485,7 @@ class MemoryStore:
 
     def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here."""
-        with self._connection(call.user_id) as conn, wrap_errors():
+        with wrap_errors(), self._connection(call.user_id) as conn:
             if call.row_type is None:
                 return conn.execute(call.query, call.params).fetchone()[0]
             with conn.cursor(row_factory=class_row(call.row_type)) as cur:
@@ -1130,8 +1130,8 @@ class AsyncMemoryStore:
 
     async def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here."""
-        async with self._connection(call.user_id) as conn:
-            with wrap_errors():
+        with wrap_errors():
+            async with self._connection(call.user_id) as conn:
                 if call.row_type is None:
                     return (await (await conn.execute(call.query, call.params)).fetchone())[0]
                 async with conn.cursor(row_factory=class_row(call.row_type)) as cur:
