@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
-from pymem.migrate import migrate
+from pymem.cli import main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -60,7 +61,15 @@ def _normalized(lines: list[str]) -> list[str]:
 
 
 def test_readme_psql_session(empty_dsn):
-    migrate(empty_dsn, dimensions=3)
+    # the README's own set-up line, with the toy database's DSN for $(pymem db url ...)
+    (setup,) = [
+        line
+        for line in _block("## SQL first", "bash").splitlines()
+        if line.startswith("pymem --dsn") and "migrate" in line
+    ]
+    assert '"$(pymem db url --database toy)"' in setup
+    args = shlex.split(setup.replace('"$(pymem db url --database toy)"', "DSN"))[1:]
+    assert main([empty_dsn if a == "DSN" else a for a in args]) == 0
     pairs = _statements(_block("## SQL first", "sql"))
     assert len(pairs) >= 8
     for statement, expected in pairs:
