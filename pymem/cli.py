@@ -32,7 +32,11 @@ def _embedded_store(args: argparse.Namespace):
 
     embed = default_embedder()
     store = _store(args)
-    embed.configure(store)
+    try:
+        embed.configure(store)
+    except BaseException:
+        store.close()
+        raise
     return store, embed
 
 

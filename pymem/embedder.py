@@ -64,6 +64,17 @@ class UseEmbedder:
 
     def configure(self, store: MemoryStore) -> Settings:
         """Record this model and its calibrated thresholds in ``store`` (kept if set)."""
+        from pymem.errors import DimensionMismatch
+
+        dimensions = store.get_settings().embedding_dimensions
+        if dimensions != self.dimensions:
+            raise DimensionMismatch(
+                f"this store holds {dimensions}-d embeddings and {self.name} makes "
+                f"{self.dimensions}-d ones",
+                sqlstate=DimensionMismatch.sqlstate,
+                hint="Use a database of its own for another embedder or a toy store "
+                f"(pymem migrate --dimensions {self.dimensions} on a new database).",
+            )
         t = self.thresholds
         return store.configure_embedder(
             self.name, t.dedup, t.supersede, t.topic_supersede, dedup_term_change=t.term_change

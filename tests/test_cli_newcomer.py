@@ -153,3 +153,16 @@ def test_every_pymem_command_in_the_readme_parses():
             parser.parse_args(shlex.split(command)[1:])
         except SystemExit as exc:  # argparse refuses
             raise AssertionError(f"README command does not parse: {command}") from exc
+
+
+@pytest.mark.embed
+def test_the_bundled_embedder_refuses_a_store_of_another_dimension(empty_dsn, capsys, embedder):
+    """A toy 3-d store is not silently given the 512-d model (issue 12, README in order)."""
+    assert main(["--dsn", empty_dsn, "migrate", "--dimensions", "3"]) == 0
+    capsys.readouterr()
+    assert main(["--dsn", empty_dsn, "remember", "--user", "ann", "Ann plays chess"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "this store holds 3-d embeddings" in err and "[PM004]" in err and "hint:" in err
+    with MemoryStore(empty_dsn) as store:
+        assert store.get_settings().embedding_model is None
