@@ -170,6 +170,8 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     false_merges: list[tuple[str, str, str]] = field(default_factory=list)  # item, into, action
     decisions: dict[str, int] = field(default_factory=dict)  # the reviewer's, by decision
+    # the write path's decisions by the dataset's label: {"paraphrase": {"duplicate": 3}}
+    by_label: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def metrics(self, data: Dataset) -> dict[str, float]:
         live = len(self.rows)
@@ -325,6 +327,9 @@ def run_pymem(dsn: str, data: Dataset, vectors, qvectors, embed, progress) -> tu
                     run.false_merges.append((m.id, before, r.action))
             if r.action != "duplicate":
                 row_fact[r.memory_id] = m.fact
+            decided = r.action + (" + review" if r.matched_id and r.action == "inserted" else "")
+            counts = run.by_label.setdefault(m.label, {})
+            counts[decided] = counts.get(decided, 0) + 1
             last_day[r.memory_id] = m.day
             progress.step("pymem: write")
         _age(store, data, last_day)
@@ -455,6 +460,7 @@ def evaluate(
         "pymem_missed": missed(ours),
         "pymem_reviewed_missed": missed(reviewed),
         "review_decisions": reviewed.decisions,
+        "pymem_decisions_by_label": ours.by_label,
         "pymem_false_merges": [
             {"memory": i, "merged_into_fact": into, "action": a} for i, into, a in ours.false_merges
         ],
@@ -482,6 +488,9 @@ def format_report(result: dict[str, Any], out: Callable[[str], None] = print) ->
             f" {_format(name, result['pymem_reviewed'][name]):>10}  {TARGETS.get(name, '')}"
         )
     out("+reviewer: pymem after a perfect reviewer settled its review queue (docs/eval.md)")
+    for label, counts in sorted(result["pymem_decisions_by_label"].items()):
+        decided = ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
+        out(f"pymem on {label} memories: {decided}")
     for miss in result["pymem_missed"]:
         out(f"missed: {miss['question']} (expected {', '.join(miss['expected'])})")
     for fm in result["pymem_false_merges"]:
