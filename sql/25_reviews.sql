@@ -39,7 +39,8 @@ $$;
 -- older memory (matched_id) the newer one's content in place and retires
 -- the newer row; duplicate retires the newer row and reinforces the
 -- older. Returns the surviving memory. Retiring is a soft delete, recorded
--- in memory_versions: pymem.undo brings either side back.
+-- in memory_versions: pymem.undo brings either side back. Other open
+-- reviews of the retired memory move to the survivor.
 CREATE OR REPLACE FUNCTION pymem.resolve_review(
     user_id text, memory_id uuid, decision text
 )
@@ -117,9 +118,31 @@ BEGIN
         SET deleted_at = now()
         WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id;
         PERFORM pymem._set_change_reason(NULL);
-        -- other open reviews of the retired memory have nothing left to decide
+        -- other open reviews of the retired memory now concern the survivor;
+        -- one that would pair the survivor with itself, or repeat an open
+        -- review, has nothing left to decide
         UPDATE pymem.reviews AS r
         SET resolved_at = now(), decision = 'obsolete', resolved_id = v_survivor
+        WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
+            AND r.id <> v_review.id
+            AND v_review.memory_id IN (r.memory_id, r.matched_id)
+            AND (
+                v_survivor IN (r.memory_id, r.matched_id)
+                OR EXISTS (
+                    SELECT FROM pymem.reviews AS o
+                    WHERE o.user_id = r.user_id AND o.resolved_at IS NULL
+                        AND o.cause = r.cause AND o.id <> r.id
+                        AND o.memory_id = CASE WHEN r.memory_id = v_review.memory_id
+                            THEN v_survivor ELSE r.memory_id END
+                        AND o.matched_id = CASE WHEN r.matched_id = v_review.memory_id
+                            THEN v_survivor ELSE r.matched_id END
+                )
+            );
+        UPDATE pymem.reviews AS r
+        SET memory_id = CASE WHEN r.memory_id = v_review.memory_id
+                THEN v_survivor ELSE r.memory_id END,
+            matched_id = CASE WHEN r.matched_id = v_review.memory_id
+                THEN v_survivor ELSE r.matched_id END
         WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
             AND r.id <> v_review.id
             AND v_review.memory_id IN (r.memory_id, r.matched_id);

@@ -116,18 +116,27 @@ def test_on_related_insert_and_supersede_queue_nothing(store, conn):
         store.upsert(USER, "reads poetry", unit(3), on_related="ask")
 
 
-def test_resolving_one_review_closes_the_others_of_a_retired_memory(store, conn):
+def test_other_reviews_of_a_retired_memory_move_to_the_survivor(store, conn):
     old = store.upsert(USER, OLD, unit(0)).memory_id
     new = store.upsert(USER, NEW, at_cosine(BAND)).memory_id
-    conn.execute(
-        "INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, note)"
-        " VALUES (%s, 'conflict', %s, %s, 'flagged by the app')",
-        (USER, new, old),
-    )
+    other = store.upsert(USER, "collects stamps", unit(7)).memory_id
+    for a, b, note in [(new, old, "also flagged"), (new, other, "contradicts the stamps")]:
+        conn.execute(
+            "INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, note)"
+            " VALUES (%s, 'conflict', %s, %s, %s)",
+            (USER, a, b, note),
+        )
     store.resolve_review(USER, new, "duplicate")
-    assert store.pending_reviews(USER) == []
-    decisions = sorted(r[0] for r in conn.execute("SELECT decision FROM pymem.reviews"))
-    assert decisions == ["duplicate", "obsolete"]
+    # the pair (new, old) has nothing left to decide; (new, other) is now (old, other)
+    (left,) = store.pending_reviews(USER)
+    assert (left.cause, left.memory_id, left.matched_id, left.note) == (
+        "conflict",
+        old,
+        other,
+        "contradicts the stamps",
+    )
+    decisions = sorted(str(r[0]) for r in conn.execute("SELECT decision FROM pymem.reviews"))
+    assert decisions == ["None", "duplicate", "obsolete"]
 
 
 def test_review_due_is_announced_once_after_commit(fresh_dsn):
