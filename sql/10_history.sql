@@ -67,9 +67,12 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 RETURN pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(
-    (SELECT k.key FROM pymem.history_key AS k)
-    OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.pg_current_xact_id()::text
-    OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) reason,
+    pg_catalog.concat_ws(
+        ':',
+        (SELECT k.key FROM pymem.history_key AS k),
+        pg_catalog.pg_current_xact_id(),
+        reason
+    ),
     'UTF8'
 )), 'hex');
 
