@@ -5,9 +5,10 @@ columns (type, nullability, default, generation, storage), constraints,
 indexes, RLS and policies, triggers, composite types, the privileges of
 pymem_app, and every function's signature, result, language, volatility,
 security and pinned settings (not bodies: sql/ is re-created on every
-migrate). The suite compares a fresh install, an install upgraded one
-migration at a time and a rolled back and re-applied one with the committed
-``tests/schema_snapshot.txt``.
+migrate), and a hash of each shipped migration file (one that was applied
+is never run again, so it must not change). The suite compares a fresh
+install, an install upgraded one migration at a time and a rolled back and
+re-applied one with the committed ``tests/schema_snapshot.txt``.
 
 Regenerate it after a migration or a change of a function's signature::
 
@@ -20,6 +21,7 @@ and drops it afterwards).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import uuid
 from pathlib import Path
@@ -121,8 +123,21 @@ def schema_snapshot(conn: psycopg.Connection) -> str:
         for section, query in _QUERIES.items():
             rows = sorted(r[0] for r in conn.execute(query))
             lines += [f"{section}: {row}" for row in rows]
+    lines += migration_checksums()
     text = "\n".join(lines) + "\n"
     return text.replace(function_search_path(schemas), "pg_catalog, pymem, <extensions>")
+
+
+def migration_checksums() -> list[str]:
+    """A line per shipped migration file with its hash. An install that applied
+    a migration never runs it again, so a shipped migration must not change
+    (a schema change goes in a new one): editing one shows in the snapshot."""
+    from pymem.migrate import migrations_dir
+
+    return [
+        f"migration: {p.name} sha256={hashlib.sha256(p.read_bytes()).hexdigest()[:16]}"
+        for p in sorted(migrations_dir().glob("[0-9]*.sql"))
+    ]
 
 
 def _fresh_snapshot(admin_dsn: str) -> str:

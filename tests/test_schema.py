@@ -146,3 +146,6 @@ def test_extensions_in_their_own_schema(empty_dsn):
         assert [m.contact_id for m in store.resolve_contact("ann", "Lilly")] == [lily]
         assert [m.contact_id for m in store.mentioned_contacts("ann", "Lil said hi")] == [lily]
         assert store.undo("ann", newer.memory_id) == 1
+        # a batch, in the typed form (binary vector[])
+        typed = store.upsert_many("ann", [{"content": "Ann plays chess", "embedding": unit(5)}])
+        assert [r.action for r in typed] == ["inserted"]
