@@ -420,3 +420,28 @@ def test_a_look_alike_function_cannot_vouch_for_a_reason(conn):
     ).fetchone()
     assert reason == ("update",)
     assert json.loads(json.dumps(reason))  # plain text
+
+
+def test_writer_helpers_called_directly_take_the_user_lock(conn):
+    """A private writer called by the app itself (it keeps EXECUTE: the API
+    calls it as the app) still serializes with the user's other writers."""
+    memory = conn.execute(  # written directly: no lock taken yet
+        "INSERT INTO pymem.memories (user_id, kind, content, embedding)"
+        " VALUES (%s, 'event', 'Bob met Lily', %s::vector) RETURNING id",
+        (B, str(unit(0).tolist())),
+    ).fetchone()[0]
+    conn.execute("SET LOCAL ROLE pymem_app")
+    held = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"
+        " AND granted"
+    )
+    calls = [
+        (A, "SELECT pymem._set_fact(%s, 'city', '\"Rome\"', 0.6, 'habit', 'stated', NULL, now())",
+         (A,)),
+        (B, "SELECT pymem._link_memory_contacts(%s, %s, ARRAY['Lily'])", (B, memory)),
+    ]  # fmt: skip
+    assert conn.execute(held).fetchone() == (0,)
+    for locks, (user, statement, params) in enumerate(calls, start=1):
+        conn.execute("SELECT set_config('pymem.user_id', %s, true)", (user,))
+        conn.execute(statement, params)
+        assert conn.execute(held).fetchone() == (locks,), statement  # one lock per user
