@@ -16,4 +16,12 @@ VALUES (md5(random()::text || clock_timestamp()::text) || gen_random_uuid()::tex
 
 REVOKE ALL ON pymem.history_key FROM public;
 
+-- Stores migrated before 0004 gained trigram_min_similarity (0004 was edited
+-- after it shipped; an install that applied it never runs it again) lack
+-- the column the write path reads: add it where missing. On a fresh install
+-- 0004 created it and this does nothing; rolling back 0004 drops it.
+ALTER TABLE pymem.settings
+ADD COLUMN IF NOT EXISTS trigram_min_similarity double precision NOT NULL DEFAULT 0.5
+CHECK (trigram_min_similarity BETWEEN 0 AND 1);
+
 UPDATE pymem.schema_info SET version = 8;

@@ -78,6 +78,28 @@ def test_upgrade_step_by_step_rollback_to_nothing_and_reapply(empty_dsn):
     _assert_snapshot(empty_dsn, "rolled back and re-applied")
 
 
+def test_a_store_from_before_the_edit_of_0004_is_repaired(fresh_dsn):
+    """0004 gained settings.trigram_min_similarity after it shipped: a store
+    that applied the earlier 0004 (here: 0008 rolled back, the column
+    dropped) gets the column from 0008 and then equals a fresh install."""
+    from yoyo import get_backend, read_migrations
+
+    migrations = read_migrations(str(migrations_dir()))
+    backend = get_backend(yoyo_uri(fresh_dsn))
+    try:
+        with backend.lock():
+            backend.rollback_migrations(backend.to_rollback(migrations.filter(
+                lambda m: m.id == "0008.security")))  # fmt: skip
+    finally:
+        backend.connection.close()
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("ALTER TABLE pymem.settings DROP COLUMN trigram_min_similarity")
+    assert migrate(fresh_dsn).applied == ["0008.security"]
+    _assert_snapshot(fresh_dsn, "repaired by 0008")
+    with MemoryStore(fresh_dsn) as store:
+        assert store.upsert("ann", "Ann plays go", unit(0)).action == "inserted"
+
+
 def test_functions_gone_from_sql_are_dropped_on_migrate(fresh_dsn):
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute("CREATE FUNCTION pymem.obsolete() RETURNS int LANGUAGE sql RETURN 1")
