@@ -445,3 +445,47 @@ def test_writer_helpers_called_directly_take_the_user_lock(conn):
         conn.execute("SELECT set_config('pymem.user_id', %s, true)", (user,))
         conn.execute(statement, params)
         assert conn.execute(held).fetchone() == (locks,), statement  # one lock per user
+
+
+def test_the_async_store_sets_the_user_per_call_too(fresh_dsn):
+    """AsyncMemoryStore over a pool as pymem_app: a connection reused for another
+    user sees only that user, a killed connection is replaced."""
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from pymem import AsyncMemoryStore, configure_connection_async
+    from pymem.errors import ConnectionLost
+
+    async def as_app(conn):
+        await configure_connection_async(conn)
+        await conn.execute("SET ROLE pymem_app")
+
+    async def main():
+        async with AsyncConnectionPool(
+            fresh_dsn, min_size=1, max_size=1, configure=as_app,
+            kwargs={"autocommit": True}, open=False,
+        ) as pool:  # fmt: skip
+            store = AsyncMemoryStore(pool)
+            await store.upsert(A, "Ann drinks green tea", unit(0))
+            await store.upsert(B, "Bob drinks coffee", unit(0))
+            seen = [[h.content for h in await store.recall(user, unit(0), 5)] for user in (B, A)]
+            async with pool.connection() as conn:
+                left = await (await conn.execute("SELECT count(*) FROM pymem.memories")).fetchone()
+        own = AsyncMemoryStore(fresh_dsn)
+        await own.recall(A, unit(0), 1)
+        async with await psycopg.AsyncConnection.connect(fresh_dsn, autocommit=True) as admin:
+            await admin.execute("SELECT pg_terminate_backend(%s)", (own._owned.info.backend_pid,))
+        try:
+            await own.recall(A, unit(0), 1)
+            lost = False
+        except ConnectionLost:
+            lost = True
+        again = [h.content for h in await own.recall(A, unit(0), 1)]
+        await own.close()
+        return seen, left, lost, again
+
+    seen, left, lost, again = asyncio.run(main())
+    assert seen == [["Bob drinks coffee"], ["Ann drinks green tea"]]
+    assert left == (0,)  # no user stays on the pooled connection
+    assert lost and again == ["Ann drinks green tea"]
