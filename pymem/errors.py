@@ -187,6 +187,47 @@ class NotConsolidated(PymemError):
     sqlstate = "PM045"
 
 
+# -- security and faults (PM050-PM059, and the server's own codes) --
+
+
+class InternalFunction(PymemError):
+    """A private helper that only pymem's own functions may call was called directly."""
+
+    sqlstate = "PM050"
+
+
+class QueryCanceled(PymemError):
+    """57014: statement_timeout expired (or the query was cancelled); nothing was written."""
+
+    sqlstate = "57014"
+
+
+class LockTimeout(PymemError):
+    """55P03: lock_timeout expired waiting for a lock; nothing was written."""
+
+    sqlstate = "55P03"
+
+
+class Deadlock(PymemError):
+    """40P01: the server broke a deadlock by aborting this call; safe to retry."""
+
+    sqlstate = "40P01"
+
+
+class SerializationFailure(PymemError):
+    """40001: a SERIALIZABLE transaction lost a conflict; safe to retry the transaction."""
+
+    sqlstate = "40001"
+
+
+class ConnectionLost(PymemError):
+    """The connection broke during the call (server restart, terminated backend).
+
+    The call's transaction did not commit. A store opened from a DSN opens a
+    new connection on its next call; a pool replaces the connection.
+    """
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 
@@ -219,9 +260,18 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         cls, message = InvalidEmbedding, f"embedding is not finite: {message}"
     if cls is None and sqlstate == "22000" and "at least 1 dimension" in message:
         cls, message = DimensionMismatch, f"embedding has no dimensions: {message}"
+    if (
+        cls is None
+        and isinstance(exc, psycopg.OperationalError)
+        and (
+            sqlstate is None or sqlstate.startswith("08") or sqlstate in ("57P01", "57P02", "57P03")
+        )
+    ):
+        cls = ConnectionLost
+        message = f"connection to the database lost: {message}"
     if cls is None:
         return None
-    return cls(message, sqlstate=cls.sqlstate, hint=hint, detail=detail)
+    return cls(message, sqlstate=cls.sqlstate or sqlstate, hint=hint, detail=detail)
 
 
 @contextmanager

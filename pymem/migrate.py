@@ -8,7 +8,8 @@ CREATE OR REPLACE FUNCTION.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -46,9 +47,14 @@ def function_files() -> list[Path]:
     return sorted(sql_dir().glob("*.sql"))
 
 
-def yoyo_uri(dsn: str) -> str:
-    """A yoyo database URI (psycopg 3 backend) for a libpq DSN or URI."""
+def yoyo_uri(dsn: str, schemas: dict[str, str] | None = None) -> str:
+    """A yoyo database URI (psycopg 3 backend) for a libpq DSN or URI; with the
+    extensions' ``schemas``, its sessions also search those."""
     params = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
+    extra = [s for s in dict.fromkeys((schemas or {}).values()) if s != "public"]
+    if extra:
+        path = ",".join(['"$user"', "public", *(_ident(s) for s in extra)])
+        params["options"] = (params.get("options", "") + f" -csearch_path={path}").strip()
     user = quote(params.pop("user", ""), safe="")
     password = params.pop("password", "")
     host = params.pop("host", "")
@@ -77,6 +83,10 @@ class MigrateResult:
     rolled_back: list[str]
     functions_loaded: int
     dimensions: int | None
+    # functions no sql/ file or migration defines any more, dropped
+    dropped: list[str] = field(default_factory=list)
+    # such functions kept because something depends on them
+    kept: list[str] = field(default_factory=list)
 
 
 def _yoyo():
@@ -85,13 +95,142 @@ def _yoyo():
     return get_backend, read_migrations
 
 
-def apply_functions(conn: psycopg.Connection) -> int:
+# Every function in sql/ pins this search_path; at load time `public` is
+# replaced by the schemas of the extensions pymem uses (extension_schemas).
+DEFAULT_FUNCTION_PATH = "SET search_path = pg_catalog, pymem, public"
+_EXTENSIONS = ("vector", "pg_trgm")
+
+
+def _fetch(cur, query: str, params=None) -> list:
+    cur.execute(query, params)
+    return cur.fetchall()
+
+
+def extension_schemas(conn) -> dict[str, str]:
+    """The schema of each extension pymem uses ('public' for one not installed yet).
+    ``conn`` is a connection or a DB-API cursor."""
+    cur = conn.cursor() if hasattr(conn, "cursor") else conn
+    found = dict(
+        _fetch(
+            cur,
+            "SELECT e.extname, n.nspname FROM pg_extension AS e"
+            " JOIN pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = ANY(%s)",
+            (list(_EXTENSIONS),),
+        )
+    )
+    return {name: found.get(name, "public") for name in _EXTENSIONS}
+
+
+def _ident(name: str) -> str:
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
+
+
+def function_search_path(schemas: dict[str, str]) -> str:
+    """pg_catalog, pymem, then the extensions' schemas (never public unless one lives there)."""
+    names = list(dict.fromkeys(schemas[e] for e in _EXTENSIONS))
+    return ", ".join(["pg_catalog", "pymem", *(_ident(n) for n in names)])
+
+
+def _extension_members(cur, schemas: dict[str, str]) -> dict[str, str]:
+    """Function and type names of the extensions, with their schema."""
+    rows = _fetch(
+        cur,
+        "SELECT e.extname, coalesce(p.proname, t.typname) FROM pg_depend AS d"
+        " JOIN pg_extension AS e ON e.oid = d.refobjid"
+        " LEFT JOIN pg_proc AS p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid"
+        " LEFT JOIN pg_type AS t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid"
+        " WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'"
+        " AND e.extname = ANY(%s) AND coalesce(p.proname, t.typname) IS NOT NULL",
+        (list(_EXTENSIONS),),
+    )
+    return {name: schemas[ext] for ext, name in rows}
+
+
+def sql_text(text: str, schemas: dict[str, str], members: dict[str, str] | None = None) -> str:
+    """A sql/ file as loaded: its pinned search_path and the names it qualifies
+    with ``public.`` point at the schemas the extensions live in."""
+    if all(schemas[e] == "public" for e in _EXTENSIONS):
+        return text
+    text = text.replace(DEFAULT_FUNCTION_PATH, f"SET search_path = {function_search_path(schemas)}")
+    members = members or {}
+
+    def qualify(match: re.Match) -> str:
+        schema = members.get(match.group(1))
+        return f"{_ident(schema)}.{match.group(1)}" if schema else match.group(0)
+
+    return re.sub(r"\bpublic\.([a-z_][a-z0-9_]*)", qualify, text)
+
+
+def migration_function_names() -> set[str]:
+    """Names of the functions the migrations create (text rules, name tokenizer)."""
+    pattern = re.compile(
+        r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+pymem\.(\w+)", re.IGNORECASE
+    )
+    names: set[str] = set()
+    for path in migrations_dir().glob("[0-9]*.sql"):
+        names.update(pattern.findall(path.read_text(encoding="utf-8")))
+    return names
+
+
+def _drop_stale_functions(cur) -> tuple[list[str], list[str]]:
+    """Drop the pymem functions this load did not (re)create and no migration
+    defines. A row of pg_proc written by this transaction carries its xid as
+    xmin; pymem.schema_version() (sql/90_admin.sql) is always re-created, so its
+    xmin is this load's. Runs before the grants file, which rewrites every
+    function's ACL. A function something still depends on is kept and reported."""
+    stale = _fetch(
+        cur,
+        "SELECT format('pymem.%%I(%%s)', p.proname, oidvectortypes(p.proargtypes)), p.prokind"
+        " FROM pg_proc AS p"
+        " WHERE p.pronamespace = 'pymem'::regnamespace"
+        " AND p.xmin <> (SELECT q.xmin FROM pg_proc AS q"
+        "                WHERE q.oid = 'pymem.schema_version()'::regprocedure)"
+        " AND NOT p.proname = ANY(%s) ORDER BY 1",
+        (sorted(migration_function_names()),),
+    )
+    dropped, kept = [], []
+    for signature, kind in stale:
+        what = "PROCEDURE" if kind == "p" else "FUNCTION"
+        cur.execute("SAVEPOINT pymem_drop_stale")
+        try:
+            cur.execute(f"DROP {what} {signature}")
+        except Exception as exc:  # psycopg 2 or 3: compare the SQLSTATE
+            code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+            if code != "2BP01":  # dependent_objects_still_exist
+                raise
+            cur.execute("ROLLBACK TO SAVEPOINT pymem_drop_stale")
+            kept.append(signature)
+        else:
+            dropped.append(signature)
+        cur.execute("RELEASE SAVEPOINT pymem_drop_stale")
+    return dropped, kept
+
+
+def load_sql(cur, directory: Path | None = None) -> tuple[int, list[str], list[str]]:
+    """Run every file of sql/ on a DB-API cursor inside the caller's transaction:
+    search_path and ``public.`` names point at the extensions' schemas, and the
+    pymem functions sql/ and migrations/ no longer define are dropped before the
+    grants (the last file). Returns (files, dropped, kept)."""
+    files = sorted((directory or sql_dir()).glob("*.sql"))
+    schemas = extension_schemas(cur)
+    members = _extension_members(cur, schemas)
+    cur.execute(f"SET LOCAL search_path = {function_search_path(schemas)}")
+    dropped: list[str] = []
+    kept: list[str] = []
+    for i, file in enumerate(files):
+        if i == len(files) - 1:
+            dropped, kept = _drop_stale_functions(cur)
+        cur.execute(sql_text(file.read_text(encoding="utf-8"), schemas, members).encode())
+    return len(files), dropped, kept
+
+
+def apply_functions(conn: psycopg.Connection, result: MigrateResult | None = None) -> int:
     """(Re)create every function, trigger and grant in sql/, in one transaction."""
-    files = function_files()
-    with conn.transaction():
-        for path in files:
-            conn.execute(path.read_text(encoding="utf-8").encode())
-    return len(files)
+    with conn.transaction(), conn.cursor() as cur:
+        loaded, dropped, kept = load_sql(cur)
+    if result is not None:
+        result.dropped, result.kept = dropped, kept
+    return loaded
 
 
 def _locked_connection(dsn: str) -> psycopg.Connection:
@@ -104,7 +243,9 @@ def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> 
     """Apply (or with ``rollback`` remove) pymem's schema; idempotent."""
     get_backend, read_migrations = _yoyo()
     with _locked_connection(dsn) as conn:
-        backend = get_backend(yoyo_uri(dsn))
+        # the migrations name pgvector's types unqualified: they resolve
+        # through the extensions' schemas wherever those are
+        backend = get_backend(yoyo_uri(dsn, extension_schemas(conn)))
         try:
             migrations = read_migrations(str(migrations_dir()))
             with backend.lock():
@@ -117,12 +258,14 @@ def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> 
                 backend.apply_migrations_only(todo)
         finally:
             backend.connection.close()
-        loaded = apply_functions(conn)
-        dims = None
+        result = MigrateResult([m.id for m in todo], [], 0, None)
+        result.functions_loaded = apply_functions(conn, result)
         if dimensions is not None:
             with wrap_errors(), conn.transaction():
-                dims = conn.execute("SELECT pymem._set_dimensions(%s)", (dimensions,)).fetchone()[0]
-        return MigrateResult([m.id for m in todo], [], loaded, dims)
+                result.dimensions = conn.execute(
+                    "SELECT pymem._set_dimensions(%s)", (dimensions,)
+                ).fetchone()[0]
+        return result
 
 
 def migration_states(dsn: str) -> list[MigrationState]:

@@ -22,7 +22,10 @@ from uuid import UUID
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector, register_vector_async
+from pgvector.psycopg.halfvec import register_halfvec_info
+from pgvector.psycopg.vector import register_vector_info
 from psycopg.rows import class_row
+from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
 from pymem.errors import InvalidFactValue, SchemaMismatch, wrap_errors
@@ -303,7 +306,91 @@ def _plan_json(ops: Sequence[Mapping[str, Any]]) -> list[Any]:
 
 def configure_connection(conn: psycopg.Connection) -> None:
     """Register the vector types; pass as ``ConnectionPool(configure=...)``."""
-    register_vector(conn)
+    _register_vector(conn)
+
+
+# pgvector's schema (the extension may live in a schema of its own)
+_VECTOR_SCHEMA = (
+    "SELECT quote_ident(n.nspname) FROM pg_extension AS e"
+    " JOIN pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
+)
+_VECTOR_TYPES = (("vector", register_vector_info), ("halfvec", register_halfvec_info))
+
+
+def _register_vector(conn: psycopg.Connection) -> str:
+    """Register pgvector's types wherever the extension lives; returns the
+    type's name as SQL can spell it from any search_path."""
+    found = conn.execute(_VECTOR_SCHEMA).fetchone()
+    if found is None or found[0] == "public":
+        register_vector(conn)
+        return "vector"
+    for name, register in _VECTOR_TYPES:
+        info = TypeInfo.fetch(conn, f"{found[0]}.{name}")
+        if info is not None:
+            register(conn, info)
+    return f"{found[0]}.vector"
+
+
+async def _register_vector_async(conn: psycopg.AsyncConnection) -> str:
+    found = await (await conn.execute(_VECTOR_SCHEMA)).fetchone()
+    if found is None or found[0] == "public":
+        await register_vector_async(conn)
+        return "vector"
+    for name, register in _VECTOR_TYPES:
+        info = await TypeInfo.fetch(conn, f"{found[0]}.{name}")
+        if info is not None:
+            register(conn, info)
+    return f"{found[0]}.vector"
+
+
+_SET_USER = "SELECT set_config('pymem.user_id', %s, true)"
+# the target list runs left to right: the previous value, then the new one
+_SWAP_USER = "SELECT current_setting('pymem.user_id', true), set_config('pymem.user_id', %s, true)"
+
+
+@contextmanager
+def _as_user(conn: psycopg.Connection, user_id: str | None) -> Iterator[None]:
+    """Run one call with ``pymem.user_id`` set to its user, transaction-locally
+    (row-level security for pymem_app): in a transaction of its own on an
+    autocommit (DSN or pooled) connection, else in the caller's transaction,
+    whose previous setting is restored after the call."""
+    if not isinstance(user_id, str):
+        # no user (decay, settings), or a wrong type the server refuses
+        yield
+        return
+    if conn.autocommit:
+        with conn.transaction():
+            conn.execute(_SET_USER, (user_id,))
+            yield
+        return
+    previous, _ = conn.execute(_SWAP_USER, (user_id,)).fetchone()
+    yield
+    if previous != user_id:  # a middleware's setting for this user needs no restore
+        conn.execute(_SET_USER, (previous or "",))
+
+
+@asynccontextmanager
+async def _as_user_async(conn: psycopg.AsyncConnection, user_id: str | None) -> AsyncIterator[None]:
+    """:func:`_as_user` for an async connection."""
+    if not isinstance(user_id, str):
+        yield
+        return
+    if conn.autocommit:
+        async with conn.transaction():
+            await conn.execute(_SET_USER, (user_id,))
+            yield
+        return
+    previous, _ = await (await conn.execute(_SWAP_USER, (user_id,))).fetchone()
+    yield
+    if previous != user_id:
+        await conn.execute(_SET_USER, (previous or "",))
+
+
+def _spelled(query: str, vector_type: str | None) -> str:
+    """A call's SQL with pgvector's type named by its schema when it is not public."""
+    if vector_type is None or vector_type == "vector":
+        return query
+    return query.replace("::vector", f"::{vector_type}")
 
 
 def _vector(embedding: Embedding | None) -> np.ndarray | None:
@@ -429,10 +516,14 @@ class MemoryStore:
     """
 
     def __init__(self, db: str | psycopg.Connection | Any, *, check_schema: bool = True):
+        self._dsn: str | None = None
         self._owned: psycopg.Connection | None = None
         self._conn: psycopg.Connection | None = None
         self._pool = None
+        self._closed = False
+        self._vector_type: str | None = None  # pgvector's type, as SQL spells it
         if isinstance(db, str):
+            self._dsn = db
             self._owned = self._conn = psycopg.connect(db, autocommit=True)
         elif isinstance(db, psycopg.Connection):
             self._conn = db
@@ -450,6 +541,7 @@ class MemoryStore:
         return cls(resolve_dsn(dsn))
 
     def close(self) -> None:
+        self._closed = True
         if self._owned is not None:
             self._owned.close()
             self._owned = None
@@ -460,17 +552,37 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _own_connection(self) -> psycopg.Connection:
+        """The store's connection; one opened from a DSN is replaced once it broke
+        (server restart, terminated backend): the call that failed raised
+        ConnectionLost, the next one runs on a new connection."""
+        if self._closed:
+            raise psycopg.OperationalError("the store is closed")
+        if self._dsn is not None and (self._owned is None or self._owned.closed):
+            self._owned = self._conn = psycopg.connect(self._dsn, autocommit=True)
+        assert self._conn is not None
+        return self._conn
+
     @contextmanager
     def _connection(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
-        """A ready connection for one call about ``user_id``'s data (None: no one user)."""
+        """A ready connection for one call about ``user_id``'s data (None: no one
+        user); with a user, ``pymem.user_id`` is that user for the call
+        (:func:`_as_user`)."""
         if self._pool is not None:
             with self._pool.connection() as conn:
                 self._prepare(conn)
+                with _as_user(conn, user_id):
+                    yield conn
+            return
+        conn = self._own_connection()
+        try:
+            self._prepare(conn)
+            with _as_user(conn, user_id):
                 yield conn
-        else:
-            assert self._conn is not None
-            self._prepare(self._conn)
-            yield self._conn
+        except psycopg.OperationalError:
+            if conn is self._owned and conn.broken:
+                conn.close()  # the next call reconnects
+            raise
 
     def _prepare(self, conn: psycopg.Connection) -> None:
         if self._check_schema:
@@ -481,15 +593,19 @@ class MemoryStore:
             _check_version(version)
             self._check_schema = False
         if conn.adapters.types.get("vector") is None:
-            register_vector(conn)
+            self._vector_type = _register_vector(conn)
+        elif self._vector_type is None:  # registered by the pool's configure
+            found = conn.execute(_VECTOR_SCHEMA).fetchone()
+            self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
 
     def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here."""
         with wrap_errors(), self._connection(call.user_id) as conn:
+            query = _spelled(call.query, self._vector_type)
             if call.row_type is None:
-                return conn.execute(call.query, call.params).fetchone()[0]
+                return conn.execute(query, call.params).fetchone()[0]
             with conn.cursor(row_factory=class_row(call.row_type)) as cur:
-                cur.execute(call.query, call.params)
+                cur.execute(query, call.params)
                 rows = cur.fetchall()
         if call.one:
             (row,) = rows
@@ -1078,6 +1194,7 @@ class AsyncMemoryStore:
                 "AsyncMemoryStore needs a DSN, a psycopg AsyncConnection or an AsyncConnectionPool"
             )
         self._check_schema = check_schema
+        self._vector_type: str | None = None
         self._opening = asyncio.Lock()
 
     @classmethod
@@ -1102,20 +1219,30 @@ class AsyncMemoryStore:
     async def _connection(
         self, user_id: str | None = None
     ) -> AsyncIterator[psycopg.AsyncConnection]:
-        """A ready connection for one call about ``user_id``'s data (None: no one user)."""
+        """A ready connection for one call about ``user_id``'s data (None: no one
+        user), ``pymem.user_id`` set as :class:`MemoryStore` does; a DSN-owned
+        connection that broke is replaced on the next call."""
         if self._pool is not None:
             async with self._pool.connection() as conn:
                 await self._prepare(conn)
-                yield conn
+                async with _as_user_async(conn, user_id):
+                    yield conn
             return
-        if self._conn is None:
+        if self._conn is None or (self._owned is not None and self._owned.closed):
             async with self._opening:
-                if self._conn is None:
+                if self._conn is None or (self._owned is not None and self._owned.closed):
                     assert self._dsn is not None
                     self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
                     self._conn = self._owned
-        await self._prepare(self._conn)
-        yield self._conn
+        conn = self._conn
+        try:
+            await self._prepare(conn)
+            async with _as_user_async(conn, user_id):
+                yield conn
+        except psycopg.OperationalError:
+            if conn is self._owned and conn.broken:
+                await conn.close()  # the next call reconnects
+            raise
 
     async def _prepare(self, conn: psycopg.AsyncConnection) -> None:
         if self._check_schema:
@@ -1126,16 +1253,20 @@ class AsyncMemoryStore:
             _check_version(version)
             self._check_schema = False
         if conn.adapters.types.get("vector") is None:
-            await register_vector_async(conn)
+            self._vector_type = await _register_vector_async(conn)
+        elif self._vector_type is None:
+            found = await (await conn.execute(_VECTOR_SCHEMA)).fetchone()
+            self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
 
     async def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here."""
         with wrap_errors():
             async with self._connection(call.user_id) as conn:
+                query = _spelled(call.query, self._vector_type)
                 if call.row_type is None:
-                    return (await (await conn.execute(call.query, call.params)).fetchone())[0]
+                    return (await (await conn.execute(query, call.params)).fetchone())[0]
                 async with conn.cursor(row_factory=class_row(call.row_type)) as cur:
-                    await cur.execute(call.query, call.params)
+                    await cur.execute(query, call.params)
                     rows = await cur.fetchall()
         if call.one:
             (row,) = rows
@@ -1159,4 +1290,4 @@ del _name, _builder
 
 async def configure_connection_async(conn: psycopg.AsyncConnection) -> None:
     """Register the vector types; pass as ``AsyncConnectionPool(configure=...)``."""
-    await register_vector_async(conn)
+    await _register_vector_async(conn)

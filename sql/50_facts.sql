@@ -152,6 +152,8 @@ DECLARE
     v_policy text;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    -- the public callers hold it already (re-entrant); a direct call takes it
+    PERFORM pymem._lock_user(user_id);
     PERFORM pymem._check_fact_key(key);
     PERFORM pymem._check_fact_value(value);
     PERFORM pymem._check_fact_scope(scope);

@@ -912,6 +912,8 @@ DECLARE
     v_id uuid;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    -- the write path holds it already (re-entrant); a direct call takes it
+    PERFORM pymem._lock_user(user_id);
     IF coalesce(cardinality(names), 0) = 0 THEN
         RETURN;
     END IF;

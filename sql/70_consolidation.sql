@@ -145,6 +145,8 @@ DECLARE
     v_topic text;
     v_links jsonb := '[]';
 BEGIN
+    -- the public callers hold it already (re-entrant); a direct call takes it
+    PERFORM pymem._lock_user(user_id);
     IF source_ids IS NULL OR array_position(source_ids, NULL) IS NOT NULL THEN
         RAISE EXCEPTION '%source_ids must be an array of memory ids without NULLs', label
             USING ERRCODE = 'PM040';

@@ -28,3 +28,27 @@ REVOKE EXECUTE ON FUNCTION pymem.configure_embedder(
 ) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem.set_fact_policy(text, text) FROM pymem_app, public;
+
+-- Helpers that no invoker path needs (docs/sql-api.md, "Security"): the
+-- trigger functions (a trigger fires without an EXECUTE check), the
+-- history-reason signature and the stack check (called only by SECURITY
+-- DEFINER functions, as the owner), the DDL helper of migrate. Every
+-- other private helper is called by the API functions as the app role, so
+-- it keeps EXECUTE; the ones that write take the per-user lock themselves
+-- or only run inside a public function's lock.
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN
+        SELECT p.oid::regprocedure FROM pg_proc AS p
+        WHERE p.pronamespace = 'pymem'::regnamespace
+            AND (
+                p.prorettype = 'trigger'::regtype
+                OR p.proname IN ('_reason_mac', '_pymem_stack', '_create_history_triggers')
+            )
+    LOOP
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM pymem_app, public', f);
+    END LOOP;
+END;
+$$;

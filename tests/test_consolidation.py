@@ -699,7 +699,10 @@ def test_the_app_role_consolidates_its_own_user_only(store, sql):
     sql.execute("SET LOCAL ROLE pymem_app")
     sql.execute("SELECT set_config('pymem.user_id', %s, true)", (USER,))
     assert [g.member_ids for g in store.consolidation_candidates(USER)] == [sorted(ids)]
-    assert store.consolidation_candidates(OTHER) == []
+    # the wrapper acts for the user each call names; SQL naming another user
+    # under this user's setting sees nothing
+    theirs_seen = sql.execute("SELECT * FROM pymem.consolidation_candidates(%s)", (OTHER,))
+    assert theirs_seen.fetchall() == []
     rid = store.consolidate(USER, ids, "one record", unit(0))
     refused(sql, MemoryNotFound, "PM011", lambda: store.consolidate(USER, theirs, "x", unit(0)))
     plan = [{"op": "no-change", "id": str(rid)}, {"op": "delete", "id": str(theirs[0])}]

@@ -528,8 +528,10 @@ def test_app_role_never_sees_another_users_contacts(store, conn):
         app.contact_card("ann", "Lily")
     with pytest.raises(MemoryNotFound), conn.transaction():
         app.sync_contact("ann", "Lily", [bobs])
+    # the wrapper acts for the user each call names; SQL naming another user
+    # under ann's setting is refused
     with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
-        app.sync_contact("bob", "Mallory")
+        conn.execute("SELECT pymem.sync_contact('bob', 'Mallory')")
 
     # ann's own Lily is a different person, found only in ann's memories
     lily = app.sync_contact("ann", "Lily")

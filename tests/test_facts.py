@@ -584,15 +584,17 @@ def test_app_role_sees_only_its_users_facts(conn):
     conn.execute("SET LOCAL ROLE pymem_app")
     conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
     assert store.get_fact("ann", "user_city") == "Shanghai"
-    assert store.get_fact("bob", "user_city") is None
-    assert store.fact_history("bob", "user_city") == []
-    assert store.pending_conflicts("bob") == []
-    assert store.current_facts("bob") == []
+    # the wrapper acts for the user each call names; SQL naming another user
+    # under ann's setting sees nothing and writes nothing
+    assert conn.execute("SELECT pymem.get_fact('bob', 'user_city')").fetchone() == (None,)
+    for query in ("fact_history('bob', 'user_city')", "pending_conflicts('bob')",
+                  "current_facts('bob')"):  # fmt: skip
+        assert conn.execute(f"SELECT * FROM pymem.{query}").fetchall() == []
     assert conn.execute("SELECT count(*) FROM pymem.facts").fetchone()[0] == 1
     assert store.contradiction_rate() == 0.0  # bob's conflict is out of sight
     assert store.set_fact("ann", "user_city", "Hangzhou") == "replaced"
     with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
-        store.set_fact("bob", "user_city", "Rome")
+        conn.execute("""SELECT pymem.set_fact('bob', 'user_city', '"Rome"')""")
     with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
         store.set_fact_policy("user_city", "confirm")
 
