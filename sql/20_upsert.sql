@@ -424,6 +424,9 @@ AS $$
 DECLARE
     v_id uuid;
 BEGIN
+    -- called from the API under the lock already; taken again (it nests) so
+    -- that a direct call cannot skip it
+    PERFORM pymem._lock_user(user_id);
     IF action = 'duplicate' THEN
         -- new detail keys are a recorded change, not a hand edit
         PERFORM pymem._set_change_reason('duplicate: details merged');
@@ -466,6 +469,9 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
+    -- called from the API under the lock already; taken again (it nests) so
+    -- that a direct call cannot skip it
+    PERFORM pymem._lock_user(user_id);
     UPDATE pymem.memories AS m
     SET content = item.content,
         embedding = item.embedding,
@@ -506,6 +512,9 @@ AS $$
 DECLARE
     v_match record;
 BEGIN
+    -- called from the API under the lock already; taken again (it nests) so
+    -- that a direct call cannot skip it
+    PERFORM pymem._lock_user(user_id);
     v_match := pymem._match(user_id, item, cfg);
     memory_id := pymem._apply(
         user_id, item, v_match.action, v_match.target_id, v_match.similarity, v_match.rule

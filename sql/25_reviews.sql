@@ -111,6 +111,14 @@ BEGIN
                 v_newer.valid_until
             );
         END IF;
+        -- the people the retired memory was about are linked to the survivor
+        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
+        SELECT l.user_id, l.contact_id, v_review.matched_id, 'moved'
+        FROM pymem.contact_links AS l
+        WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id
+        ON CONFLICT DO NOTHING;
+        DELETE FROM pymem.contact_links AS l
+        WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id;
         PERFORM pymem._set_change_reason(format(
             'review: %s, merged into %s', decision, v_review.matched_id
         ));

@@ -883,12 +883,20 @@ BEGIN
             WHERE k.user_id = unconsolidate.user_id AND k.id = (x ->> 'contact_id')::uuid
         )
         ON CONFLICT DO NOTHING;
-        DELETE FROM pymem.contact_links AS l
-        WHERE l.user_id = unconsolidate.user_id AND l.memory_id = consolidated_id
-            AND l.found_by = 'moved'
-            AND l.contact_id IN (
+        -- links made to the record after it was written (a duplicate of one
+        -- of its fragments) concern what it stood for: every restored source
+        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
+        SELECT r.user_id, r.contact_id, src.id, 'moved'
+        FROM pymem.contact_links AS r
+        INNER JOIN pymem.memories AS src
+            ON src.user_id = r.user_id AND src.id = ANY(v_c.source_ids) AND src.deleted_at IS NULL
+        WHERE r.user_id = unconsolidate.user_id AND r.memory_id = consolidated_id
+            AND NOT (r.found_by = 'moved' AND r.contact_id IN (
                 SELECT (x ->> 'contact_id')::uuid FROM jsonb_array_elements(v_c.moved_links) AS x
-            );
+            ))
+        ON CONFLICT DO NOTHING;
+        DELETE FROM pymem.contact_links AS l
+        WHERE l.user_id = unconsolidate.user_id AND l.memory_id = consolidated_id;
     END IF;
 
     PERFORM pymem._set_change_reason('unconsolidated');

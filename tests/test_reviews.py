@@ -214,3 +214,17 @@ def test_contacts_key_of_the_wrong_type_fails_the_whole_batch(store, conn):
     conn.rollback()
     assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM pymem.contacts").fetchone()[0] == 0
+
+
+def test_links_of_a_retired_memory_move_to_the_survivor(store, conn):
+    old = store.upsert(USER, OLD, unit(0), contacts=["Bob"]).memory_id
+    new = store.upsert(USER, NEW, at_cosine(BAND), contacts=["Carol"]).memory_id
+    assert store.resolve_review(USER, new, "supersede") == old
+    links = {
+        (name, memory_id)
+        for name, memory_id in conn.execute(
+            "SELECT c.name, l.memory_id FROM pymem.contact_links AS l"
+            " JOIN pymem.contacts AS c ON (c.user_id, c.id) = (l.user_id, l.contact_id)"
+        )
+    }
+    assert links == {("Bob", old), ("Carol", old)}
