@@ -44,8 +44,14 @@ def cmd_db(args: argparse.Namespace) -> int:
     if args.action == "psql":
         return _psql(args)
     if args.psql_args:
-        print(f"pymem db {args.action}: unexpected arguments {args.psql_args}", file=sys.stderr)
-        return 2
+        # options after the action ("pymem db url --database toy"): only --database
+        after = argparse.ArgumentParser(prog=f"pymem db {args.action}", add_help=False)
+        after.add_argument("--database")
+        parsed, unknown = after.parse_known_args(args.psql_args)
+        if unknown:
+            print(f"pymem db {args.action}: unexpected arguments {unknown}", file=sys.stderr)
+            return 2
+        args.database = parsed.database or args.database
     if args.action == "start":
         print(server.start_embedded(database=args.database or server.DATABASE))
     elif args.action == "stop":

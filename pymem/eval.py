@@ -238,6 +238,11 @@ class Progress:
 
     def step(self, label: str) -> None:
         self.done += 1
+        # a log file (CI) gets a line per tenth, not a redraw per step
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        tenth = max(self.total // 10, 1)
+        if not tty and self.done % tenth and self.done < self.total:
+            return
         filled = int(self.width * self.done / max(self.total, 1))
         bar = "#" * filled + "-" * (self.width - filled)
         self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label:<24}")
