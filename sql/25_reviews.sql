@@ -79,15 +79,17 @@ BEGIN
     v_survivor := CASE WHEN decision = 'keep_both' THEN v_review.memory_id
         ELSE v_review.matched_id END;
     IF decision <> 'keep_both' THEN
+        -- both must still be live: a deleted or consolidated memory is no
+        -- longer the fact the pair was about
         SELECT m.* INTO v_newer FROM pymem.memories AS m
         WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id
-            AND m.deleted_at IS NULL;
+            AND m.deleted_at IS NULL AND m.consolidated_into IS NULL;
         IF NOT found OR NOT EXISTS (
             SELECT FROM pymem.memories AS m
             WHERE m.user_id = resolve_review.user_id AND m.id = v_review.matched_id
-                AND m.deleted_at IS NULL
+                AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
         ) THEN
-            RAISE EXCEPTION 'memory % or % was deleted since the review was queued',
+            RAISE EXCEPTION 'memory % or % was deleted or consolidated since the review was queued',
                 v_review.memory_id, v_review.matched_id
                 USING ERRCODE = 'PM015', HINT = 'Resolve it with keep_both.';
         END IF;

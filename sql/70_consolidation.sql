@@ -874,10 +874,23 @@ BEGIN
     GET DIAGNOSTICS v_count = ROW_COUNT;
 
     IF to_regclass('pymem.contact_links') IS NOT NULL THEN
+        -- links go back to their fragments; a fragment deleted meanwhile (a
+        -- review retired it) leaves its links to every restored source
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by, linked_at)
-        SELECT unconsolidate.user_id, (x ->> 'contact_id')::uuid, (x ->> 'memory_id')::uuid,
-            x ->> 'found_by', (x ->> 'linked_at')::timestamptz
+        SELECT unconsolidate.user_id, (x ->> 'contact_id')::uuid, src.id,
+            CASE WHEN src.id = (x ->> 'memory_id')::uuid THEN x ->> 'found_by' ELSE 'moved' END,
+            (x ->> 'linked_at')::timestamptz
         FROM jsonb_array_elements(v_c.moved_links) AS x
+        INNER JOIN pymem.memories AS src
+            ON src.user_id = unconsolidate.user_id AND src.deleted_at IS NULL
+            AND (
+                src.id = (x ->> 'memory_id')::uuid
+                OR (src.id = ANY(v_c.source_ids) AND NOT EXISTS (
+                    SELECT FROM pymem.memories AS f
+                    WHERE f.user_id = unconsolidate.user_id
+                        AND f.id = (x ->> 'memory_id')::uuid AND f.deleted_at IS NULL
+                ))
+            )
         WHERE EXISTS (
             SELECT FROM pymem.contacts AS k
             WHERE k.user_id = unconsolidate.user_id AND k.id = (x ->> 'contact_id')::uuid

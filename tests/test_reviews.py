@@ -228,3 +228,14 @@ def test_links_of_a_retired_memory_move_to_the_survivor(store, conn):
         )
     }
     assert links == {("Bob", old), ("Carol", old)}
+
+
+def test_a_consolidated_memory_is_not_resolved_away(store, conn):
+    _, new = related_pair(store)
+    other = store.upsert(USER, "collects stamps", unit(7)).memory_id
+    store.consolidate(USER, [new, other], "enjoys oolong and collects stamps", unit(8))
+    # the pair is now about a fragment: only keep_both closes it
+    with pytest.raises(NoPendingReview, match="consolidated"), conn.transaction():
+        store.resolve_review(USER, new, "supersede")
+    assert store.resolve_review(USER, new, "keep_both") == new
+    assert live(conn, new) == (NEW, True)

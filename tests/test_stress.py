@@ -144,23 +144,14 @@ def test_stress_then_invariants(fresh_dsn):
         none(
             "SELECT user_id, normalized_name FROM pymem.contacts GROUP BY 1, 2 HAVING count(*) > 1"
         )
-        # every link to a live or consolidated memory of the same user. One
-        # case is still open: a memory retired twice by resolve_review
-        # (history "... merged into A | ... merged into B") was seen once in
-        # a stress run with a write's link left on it; resolve_review and
-        # unconsolidate move links otherwise. Any other path leaving a link on
-        # a deleted memory fails here.
+        # every link to a live or consolidated memory of the same user
         none(
             "SELECT l.found_by, l.linked_at, m.deleted_at, m.version, (SELECT string_agg("
             " v.version || ': ' || v.reason, ' | ' ORDER BY v.version)"
             " FROM pymem.memory_versions AS v WHERE v.memory_id = m.id)"
             " FROM pymem.contact_links AS l LEFT JOIN pymem.memories AS m"
             " ON m.user_id = l.user_id AND m.id = l.memory_id"
-            " WHERE m.id IS NULL OR (m.deleted_at IS NOT NULL AND NOT EXISTS ("
-            "   SELECT FROM pymem.memory_versions AS v WHERE v.user_id = m.user_id"
-            "   AND v.memory_id = m.id"
-            "   AND v.reason ~ '^review: (supersede|duplicate), merged into'"
-            "   GROUP BY v.memory_id HAVING count(*) > 1))"
+            " WHERE m.id IS NULL OR m.deleted_at IS NOT NULL"
         )
         # one current value per fact key and scope
         none("SELECT user_id, key, scope FROM pymem.facts GROUP BY 1, 2, 3 HAVING count(*) > 1")
