@@ -228,6 +228,21 @@ class ConnectionLost(PymemError):
     """
 
 
+class InvalidInput(PymemError):
+    """A value PostgreSQL cannot read as its type: a malformed uuid or timestamp, a number out
+    of range, text that is not UTF-8, JSON nested too deep. ``sqlstate`` is PostgreSQL's own
+    code (22P02, 22007, 22008, 22003, 22021, 54001)."""
+
+    sqlstate = "22P02"
+
+
+class WrongArgumentType(PymemError):
+    """A Python value of a type no parameter of the SQL function takes (an int user id, a
+    set): 42883 from the server, or refused by the driver before it is sent."""
+
+    sqlstate = "42883"
+
+
 class SchemaMismatch(PymemError):
     """The database's pymem schema is missing or of another version."""
 
@@ -241,6 +256,9 @@ BY_SQLSTATE: dict[str, type[PymemError]] = {
 }
 
 
+_BAD_INPUT = frozenset({"22007", "22008", "22003", "22021", "54001"})
+
+
 def from_database_error(exc: psycopg.Error) -> PymemError | None:
     """The pymem exception for a driver error, or None if it is not one of ours."""
     sqlstate = getattr(exc, "sqlstate", None)
@@ -249,6 +267,11 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
     hint = diag.message_hint if diag is not None else None
     detail = diag.message_detail if diag is not None else None
     cls = BY_SQLSTATE.get(sqlstate or "")
+    if cls is None and sqlstate in _BAD_INPUT:
+        # PostgreSQL's own codes for input it cannot read: kept as they are
+        return InvalidInput(message, sqlstate=sqlstate, hint=hint, detail=detail)
+    if cls is None and sqlstate is None and "cannot adapt" in str(exc):
+        cls = WrongArgumentType
     if cls is None and sqlstate is None and "NUL (0x00)" in str(exc):
         # psycopg refuses NUL bytes before they reach the server.
         cls, message = InvalidContent, "text must not contain NUL (0x00) bytes"
@@ -284,3 +307,9 @@ def wrap_errors() -> Iterator[None]:
         if mapped is None:
             raise
         raise mapped from exc
+    except UnicodeEncodeError as exc:
+        # a str holding a lone surrogate cannot be sent as UTF-8
+        raise InvalidContent(
+            f"text is not valid UTF-8: {exc.reason} at position {exc.start}",
+            sqlstate=InvalidContent.sqlstate,
+        ) from exc

@@ -28,7 +28,13 @@ from psycopg.rows import class_row
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
-from pymem.errors import InvalidFactValue, SchemaMismatch, wrap_errors
+from pymem.errors import (
+    InvalidBatch,
+    InvalidEmbedding,
+    InvalidFactValue,
+    SchemaMismatch,
+    wrap_errors,
+)
 from pymem.migrate import shipped_schema_version
 
 # the newest migration this package ships; each migration records its
@@ -395,7 +401,23 @@ def _spelled(query: str, vector_type: str | None) -> str:
 
 def _vector(embedding: Embedding | None) -> np.ndarray | None:
     # None goes through so that the server refuses it with its SQLSTATE.
-    return None if embedding is None else np.asarray(embedding, dtype=np.float32)
+    if embedding is None:
+        return None
+    if isinstance(embedding, str | bytes):
+        raise InvalidEmbedding(
+            "embedding must be a sequence of numbers, got a string", sqlstate="PM005"
+        )
+    try:
+        vector = np.asarray(embedding, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise InvalidEmbedding(
+            f"embedding must be a sequence of numbers: {exc}", sqlstate="PM005"
+        ) from exc
+    if vector.ndim != 1:
+        raise InvalidEmbedding(
+            f"embedding must be one-dimensional, got shape {vector.shape}", sqlstate="PM005"
+        )
+    return vector
 
 
 def _json_number(x: Any) -> Any:
@@ -449,6 +471,11 @@ def _typed_batch(
 
 
 def _item_json_raw(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(item, MemoryItem | Mapping):
+        raise InvalidBatch(
+            f"a batch item must be a MemoryItem or a mapping, got {type(item).__name__}",
+            sqlstate="PM010",
+        )
     if isinstance(item, MemoryItem):
         data = {k: v for k, v in asdict(item).items() if v is not None and k != "extra"}
         data.update(item.extra)

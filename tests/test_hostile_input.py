@@ -1,0 +1,140 @@
+"""Hostile and malformed input through the Python wrapper: each value is stored as the
+literal text it is, or refused with a documented SQLSTATE as a pymem exception (never a
+driver error), and nothing is half written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pymem import MemoryItem
+from pymem.errors import (
+    InvalidBatch,
+    InvalidContent,
+    InvalidEmbedding,
+    InvalidInput,
+    InvalidParameter,
+    PymemError,
+    WrongArgumentType,
+)
+from tests.conftest import unit
+
+INJECTIONS = [
+    "x'); DROP TABLE pymem.memories; --",
+    '" OR 1=1 --',
+    "$$; SELECT pg_sleep(10); $$",
+    "%s %(x)s {0} \\N \\\\",
+    "Robert'); DELETE FROM pymem.reviews;--",
+    "👩‍👩‍👧 家庭 e\u0301 \u200b\u202e",
+]
+
+
+def _tables_intact(conn) -> None:
+    for table in ("memories", "memory_versions", "reviews", "facts", "contacts"):
+        conn.execute(f"SELECT count(*) FROM pymem.{table}").fetchone()
+
+
+@pytest.mark.parametrize("text", INJECTIONS)
+def test_text_in_every_argument_is_stored_as_it_is(store, conn, text):
+    r = store.upsert(text, text, unit(0), topic=text, canonical=text,
+                     details={text: text}, metadata={text: [text]}, contacts=[text])  # fmt: skip
+    row = conn.execute(
+        "SELECT user_id, content, topic, canonical, details, metadata FROM pymem.memories"
+        " WHERE id = %s",
+        (r.memory_id,),
+    ).fetchone()
+    assert row == (text, text, text, text, {text: text}, {text: [text]})
+    assert [h.content for h in store.recall(text, unit(0), query_text=text)] == [text]
+    assert store.set_fact(text, text, text) == "set"
+    assert store.get_fact(text, text) == text
+    (person,) = store.recent_contacts(text, k=3)
+    assert person.name == text.strip()
+    assert person.name in store.contact_card(text, text)
+    _tables_intact(conn)
+
+
+def test_injection_in_a_kind_is_an_unknown_kind(store, conn):
+    with pytest.raises(PymemError, match="unknown kind") as err, conn.transaction():
+        store.upsert("u", "likes tea", unit(0), INJECTIONS[0])
+    assert err.value.sqlstate == "PM008"
+    _tables_intact(conn)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "sqlstate"),
+    [
+        (lambda s: s.upsert("u", "bad \udcff text", unit(0)), InvalidContent, "PM002"),
+        (lambda s: s.upsert("u", "nul\x00byte", unit(0)), InvalidContent, "PM002"),
+        (lambda s: s.upsert(42, "likes tea", unit(0)), WrongArgumentType, "42883"),
+        (lambda s: s.upsert("u", "likes tea", "[1, 2, 3]"), InvalidEmbedding, "PM005"),
+        (lambda s: s.upsert("u", "likes tea", np.zeros((2, 256))), InvalidEmbedding, "PM005"),
+        (lambda s: s.upsert("u", "likes tea", [[1.0], [2.0, 3.0]]), InvalidEmbedding, "PM005"),
+        (lambda s: s.upsert("u", "likes tea", np.full(512, np.nan)), InvalidEmbedding, "PM005"),
+        (lambda s: s.upsert("u", "likes tea", np.full(512, np.inf)), InvalidEmbedding, "PM005"),
+        (lambda s: s.upsert("u", "tea", unit(0), importance=float("inf")), InvalidParameter,
+         "PM006"),
+        (lambda s: s.upsert("u", "tea", unit(0), importance=-0.5), InvalidParameter, "PM006"),
+        (lambda s: s.upsert("u", "tea", unit(0), decay_rate=float("nan")), InvalidParameter,
+         "PM006"),
+        (lambda s: s.upsert_many("u", [None]), InvalidBatch, "PM010"),
+        (lambda s: s.upsert_many("u", [MemoryItem("a", unit(0)), 7]), InvalidBatch, "PM010"),
+        (lambda s: s.touch("u", ["not-a-uuid"]), InvalidInput, "22P02"),
+        (lambda s: s.resolve_review("u", "zzz", "keep_both"), InvalidInput, "22P02"),
+        (lambda s: s.sync_contact("u", "Ann", [None]), InvalidInput, "22P02"),
+        (lambda s: s.recall("u", unit(0), k=0), InvalidParameter, "PM006"),
+        (lambda s: s.recall("u", unit(0), k=10**6), InvalidParameter, "PM006"),
+        (lambda s: s.set_fact("u", "k", {1, 2}), PymemError, "PM021"),
+    ],
+)  # fmt: skip
+def test_malformed_values_are_refused_with_their_code(store, conn, call, error, sqlstate):
+    with pytest.raises(error) as err, conn.transaction():
+        call(store)
+    assert err.value.sqlstate == sqlstate
+    assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM pymem.contacts").fetchone()[0] == 0
+
+
+def test_nulls_and_empty_arrays_are_safe(store, conn):
+    assert store.upsert_many("u", []) == []
+    assert store.touch("u", []) == 0
+    r = store.upsert("u", "likes tea", unit(0), contacts=[], metadata=None, details=None)
+    assert r.action == "inserted"
+    assert store.sync_contact("u", "Ann", []) is not None
+    assert store.sync_contact("u", "Ann", None, aliases=[]) is not None
+    assert store.pending_reviews("u") == []
+    assert store.recall("nobody", unit(0)) == []
+
+
+def test_deep_json_is_stored_or_refused_whole(store, conn):
+    deep: dict = {"leaf": 1}
+    for _ in range(200):
+        deep = {"a": deep}
+    r = store.upsert("u", "likes deep things", unit(0), details=deep)
+    stored = conn.execute(
+        "SELECT details FROM pymem.memories WHERE id = %s", (r.memory_id,)
+    ).fetchone()[0]
+    assert stored == deep
+
+
+def test_a_ten_thousand_item_batch_with_one_bad_item_writes_nothing(store, conn):
+    items = [{"content": f"fact number {i}", "embedding": unit(i % 500)} for i in range(10_000)]
+    items[-1]["importance"] = 2.0
+    with pytest.raises(InvalidParameter, match="item 10000: importance") as err:
+        store.upsert_many("u", items)
+    assert err.value.sqlstate == "PM006"
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
+
+
+def test_a_batch_restating_one_fact_a_thousand_times(store, conn):
+    # (10,000 restatements in one batch take ~19 s here: every duplicate updates the same
+    # row, and each update walks a longer chain of its versions in the one transaction)
+    items = [{"content": "likes green tea", "embedding": unit(0)} for _ in range(1_000)]
+    results = store.upsert_many("u", items)
+    assert [r.ordinal for r in results] == list(range(1, 1_001))
+    assert results[0].action == "inserted"
+    assert {r.action for r in results[1:]} == {"duplicate"}
+    assert conn.execute("SELECT count(*), max(mention_count) FROM pymem.memories").fetchone() == (
+        1,
+        1_000,
+    )
