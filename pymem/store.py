@@ -12,6 +12,8 @@ import asyncio
 import functools
 import json
 import math
+import random
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
@@ -29,10 +31,12 @@ from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
 from pymem.errors import (
+    Deadlock,
     InvalidBatch,
     InvalidEmbedding,
     InvalidFactValue,
     SchemaMismatch,
+    SerializationFailure,
     wrap_errors,
 )
 from pymem.migrate import shipped_schema_version
@@ -535,6 +539,15 @@ def _check_version(version: int | None) -> None:
         )
 
 
+# a serialization failure or deadlock is retried this many times, after a
+# short random wait that doubles each time
+RETRIES = 3
+
+
+def _backoff(attempt: int) -> float:
+    return random.uniform(0.005, 0.02) * 2**attempt
+
+
 class MemoryStore:
     """The SQL API of one pymem store, from Python.
 
@@ -542,7 +555,14 @@ class MemoryStore:
     ``_run`` sends it: :class:`AsyncMemoryStore` is derived from these methods.
     """
 
-    def __init__(self, db: str | psycopg.Connection | Any, *, check_schema: bool = True):
+    def __init__(
+        self,
+        db: str | psycopg.Connection | Any,
+        *,
+        check_schema: bool = True,
+        retries: int = RETRIES,
+    ):
+        self._retries = retries
         self._dsn: str | None = None
         self._owned: psycopg.Connection | None = None
         self._conn: psycopg.Connection | None = None
@@ -626,7 +646,23 @@ class MemoryStore:
             self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
 
     def _run(self, call: _Call) -> Any:
-        """Every SQL call of the store goes through here."""
+        """Every SQL call of the store goes through here. A serialization failure or a
+        deadlock is retried when the call ran in a transaction of its own (a DSN, a pool or
+        an autocommit connection): nothing of it was kept, so running it again is safe.
+        In the caller's transaction it is raised: the caller's work is lost too."""
+        for attempt in range(self._retries + 1):
+            try:
+                return self._run_once(call)
+            except (SerializationFailure, Deadlock):
+                if attempt == self._retries or not self._owns_transactions():
+                    raise
+                time.sleep(_backoff(attempt))
+        raise AssertionError("unreachable")
+
+    def _owns_transactions(self) -> bool:
+        return self._pool is not None or (self._conn is not None and self._conn.autocommit)
+
+    def _run_once(self, call: _Call) -> Any:
         with wrap_errors(), self._connection(call.user_id) as conn:
             query = _spelled(call.query, self._vector_type)
             if call.row_type is None:
@@ -1205,7 +1241,14 @@ class AsyncMemoryStore:
     ``_run`` awaits it, so no SQL and no signature is written twice.
     """
 
-    def __init__(self, db: str | psycopg.AsyncConnection | Any, *, check_schema: bool = True):
+    def __init__(
+        self,
+        db: str | psycopg.AsyncConnection | Any,
+        *,
+        check_schema: bool = True,
+        retries: int = RETRIES,
+    ):
+        self._retries = retries
         self._dsn: str | None = None
         self._owned: psycopg.AsyncConnection | None = None
         self._conn: psycopg.AsyncConnection | None = None
@@ -1286,7 +1329,22 @@ class AsyncMemoryStore:
             self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
 
     async def _run(self, call: _Call) -> Any:
-        """Every SQL call of the store goes through here."""
+        """Every SQL call of the store goes through here; retries as MemoryStore._run."""
+        for attempt in range(self._retries + 1):
+            try:
+                return await self._run_once(call)
+            except (SerializationFailure, Deadlock):
+                owns = (
+                    self._pool is not None
+                    or self._dsn is not None
+                    or (self._conn is not None and self._conn.autocommit)
+                )
+                if attempt == self._retries or not owns:
+                    raise
+                await asyncio.sleep(_backoff(attempt))
+        raise AssertionError("unreachable")
+
+    async def _run_once(self, call: _Call) -> Any:
         with wrap_errors():
             async with self._connection(call.user_id) as conn:
                 query = _spelled(call.query, self._vector_type)
