@@ -138,3 +138,27 @@ def test_plain_yoyo_apply_loads_functions(empty_dsn):
         assert store.upsert("u", "via yoyo", unit(0)).action == "inserted"
     # and pymem migrate agrees nothing is pending
     assert migrate(empty_dsn).applied == []
+
+
+def test_migrate_waits_for_no_reader(fresh_dsn):
+    """Re-applying sql/ (every `pymem migrate`) takes no lock that a reader's open
+    transaction holds up: a dashboard's long SELECT never stalls a deploy."""
+    with psycopg.connect(fresh_dsn) as reader:
+        reader.execute("SELECT count(*) FROM pymem.memories").fetchone()
+        reader.execute("SELECT count(*) FROM pymem.reviews").fetchone()
+        done = threading.Event()
+        failure: list = []
+
+        def run() -> None:
+            try:
+                migrate(fresh_dsn)
+            except Exception as exc:  # asserted below
+                failure.append(exc)
+            done.set()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        finished = done.wait(timeout=60)
+        reader.rollback()
+        thread.join()
+    assert finished and not failure, failure
