@@ -47,14 +47,19 @@ def function_files() -> list[Path]:
     return sorted(sql_dir().glob("*.sql"))
 
 
-def yoyo_uri(dsn: str, schemas: dict[str, str] | None = None) -> str:
+def yoyo_uri(
+    dsn: str, schemas: dict[str, str] | None = None, lock_timeout: str | None = None
+) -> str:
     """A yoyo database URI (psycopg 3 backend) for a libpq DSN or URI; with the
-    extensions' ``schemas``, its sessions also search those."""
+    extensions' ``schemas``, its sessions also search those; with ``lock_timeout``,
+    a migration's DDL gives up waiting for a table lock after that long."""
     params = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     extra = [s for s in dict.fromkeys((schemas or {}).values()) if s != "public"]
     if extra:
         path = ",".join(['"$user"', "public", *(_ident(s) for s in extra)])
         params["options"] = (params.get("options", "") + f" -csearch_path={path}").strip()
+    if lock_timeout:
+        params["options"] = (params.get("options", "") + f" -clock_timeout={lock_timeout}").strip()
     user = quote(params.pop("user", ""), safe="")
     password = params.pop("password", "")
     host = params.pop("host", "")
@@ -239,13 +244,23 @@ def _locked_connection(dsn: str) -> psycopg.Connection:
     return conn
 
 
-def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> MigrateResult:
-    """Apply (or with ``rollback`` remove) pymem's schema; idempotent."""
+def migrate(
+    dsn: str,
+    dimensions: int | None = None,
+    rollback: bool = False,
+    lock_timeout: str | None = "5s",
+) -> MigrateResult:
+    """Apply (or with ``rollback`` remove) pymem's schema; idempotent.
+
+    A migration's DDL needs a brief exclusive lock on the table it changes. Queued
+    behind a long reader it would block every reader after it, so it waits at most
+    ``lock_timeout``, then fails (``LockTimeout``) and rolls back whole: run it again.
+    """
     get_backend, read_migrations = _yoyo()
     with _locked_connection(dsn) as conn:
         # the migrations name pgvector's types unqualified: they resolve
         # through the extensions' schemas wherever those are
-        backend = get_backend(yoyo_uri(dsn, extension_schemas(conn)))
+        backend = get_backend(yoyo_uri(dsn, extension_schemas(conn), lock_timeout))
         try:
             migrations = read_migrations(str(migrations_dir()))
             with backend.lock():
@@ -255,7 +270,8 @@ def migrate(dsn: str, dimensions: int | None = None, rollback: bool = False) -> 
                     return MigrateResult([], [m.id for m in todo], 0, None)
                 todo = backend.to_apply(migrations)
                 # Post-apply hooks are for plain `yoyo apply`; functions load below.
-                backend.apply_migrations_only(todo)
+                with wrap_errors():
+                    backend.apply_migrations_only(todo)
         finally:
             backend.connection.close()
         result = MigrateResult([m.id for m in todo], [], 0, None)

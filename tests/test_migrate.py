@@ -162,3 +162,30 @@ def test_migrate_waits_for_no_reader(fresh_dsn):
         reader.rollback()
         thread.join()
     assert finished and not failure, failure
+
+
+def test_a_migration_behind_a_long_reader_gives_up_instead_of_blocking(fresh_dsn):
+    """The DDL of a pending migration needs a brief exclusive lock: behind a reader's
+    open transaction it would queue and block every reader after it. It waits at most
+    lock_timeout, rolls back whole, and the next run applies it."""
+    from yoyo import get_backend, read_migrations
+
+    from pymem.errors import LockTimeout
+
+    backend = get_backend(yoyo_uri(fresh_dsn))
+    try:
+        newest = read_migrations(str(migrations_dir()))[-1:]
+        with backend.lock():
+            backend.rollback_migrations(newest)
+    finally:
+        backend.connection.close()
+    with psycopg.connect(fresh_dsn) as reader:
+        reader.execute("SELECT * FROM pymem.settings").fetchone()  # a long report, say
+        with pytest.raises(LockTimeout):
+            migrate(fresh_dsn, lock_timeout="300ms")
+        # a reader that comes after the failed migration is not blocked
+        with psycopg.connect(fresh_dsn, autocommit=True) as other:
+            other.execute("SET lock_timeout = '2s'")
+            assert other.execute("SELECT count(*) FROM pymem.settings").fetchone() == (1,)
+        reader.rollback()
+    assert migrate(fresh_dsn).applied == [newest[0].id]
