@@ -481,6 +481,21 @@ def test_contact_links_move_to_the_record_and_back(store, sql):
     assert _links(sql) == before
 
 
+def test_unconsolidate_gives_a_deleted_fragments_links_to_the_restored_ones(store, sql):
+    ids = fragments(sql)
+    ann = _contact(sql, "Ann")
+    sql.execute(
+        "INSERT INTO pymem.contact_links (user_id, contact_id, memory_id, found_by)"
+        " VALUES (%s, %s, %s, 'write')",
+        (USER, ann, ids[0]),
+    )
+    rid = store.consolidate(USER, ids, "one record", unit(0))
+    # a hand-written delete of a fragment while it is consolidated
+    sql.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (ids[0],))
+    assert store.unconsolidate(USER, rid) == 2
+    assert _links(sql) == {(ann, ids[1], "moved"), (ann, ids[2], "moved")}
+
+
 # -- unconsolidate -------------------------------------------------------------------------
 
 

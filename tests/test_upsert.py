@@ -1057,3 +1057,17 @@ def test_decision_table(store, conn, old, new, cosine, action, rule):
         assert decided in (None, "related")
     elif rule not in ("same normalized text",):
         assert decided == action
+
+
+def test_judge_needs_the_cosine_floor_for_near_identical_text(conn):
+    """_judge (the rule calibration and the benchmark sweep) agrees with the match loop,
+    which computes no trigram below settings.trigram_min_similarity."""
+    rows = {
+        cosine: conn.execute(
+            "SELECT action FROM pymem._judge(0.95, true, false, 0, 5, false, %s, NULL,"
+            " 0.92, 0.75, 0.5, 0.8, 0.2, 'review', 0.5)",
+            (cosine,),
+        ).fetchone()[0]
+        for cosine in (0.45, 0.55)
+    }
+    assert rows == {0.45: None, 0.55: "duplicate"}
