@@ -143,6 +143,26 @@ BEGIN
 END;
 $$;
 
+-- Whether a neighbour could decide anything: in the supersede band, under
+-- the same topic close enough, or near-identical text (its trigram counts
+-- only from trigram_min_similarity up). Most neighbours are far and unlike:
+-- the match loop and _decide skip them without gathering evidence.
+-- (No SET clause: an inlinable SQL function, every name qualified.)
+CREATE OR REPLACE FUNCTION pymem._could_decide(
+    similarity double precision,
+    trigram double precision,
+    same_topic boolean,
+    supersede_threshold double precision,
+    topic_supersede_threshold double precision,
+    trigram_threshold double precision,
+    trigram_min_similarity double precision
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN similarity >= supersede_threshold
+OR (same_topic IS TRUE AND similarity >= topic_supersede_threshold)
+OR (similarity >= trigram_min_similarity AND trigram >= trigram_threshold);
+
 -- The evidence two statements give about each other, threshold-free (the
 -- costly part of a decision: regexes and term lists).
 CREATE OR REPLACE FUNCTION pymem._pair_evidence(
@@ -251,11 +271,13 @@ AS $$
 DECLARE
     v_evidence record;
 BEGIN
-    -- most neighbours are far and unlike: no evidence needed
-    IF similarity < supersede_threshold
-        AND NOT (same_topic AND similarity >= topic_supersede_threshold)
-        AND (similarity < trigram_min_similarity
-            OR public.similarity(old_content, new_content) < trigram_threshold) THEN
+    IF NOT pymem._could_decide(
+        similarity,
+        CASE WHEN similarity >= trigram_min_similarity
+            THEN public.similarity(old_content, new_content) ELSE 0 END,
+        same_topic, supersede_threshold, topic_supersede_threshold, trigram_threshold,
+        trigram_min_similarity
+    ) THEN
         RETURN;
     END IF;
     v_evidence := pymem._pair_evidence(old_content, new_content);
@@ -365,11 +387,11 @@ BEGIN
             LIMIT 8
         ) AS n
     LOOP
-        -- most neighbours are far and unlike: no call for them
-        CONTINUE WHEN v_candidate.sim < item.supersede_threshold
-            AND v_candidate.trigram < cfg.trigram_threshold
-            AND NOT (v_candidate.topic = item.topic
-                AND v_candidate.sim >= cfg.topic_supersede_threshold);
+        CONTINUE WHEN NOT pymem._could_decide(
+            v_candidate.sim, v_candidate.trigram, v_candidate.topic = item.topic,
+            item.supersede_threshold, cfg.topic_supersede_threshold, cfg.trigram_threshold,
+            cfg.trigram_min_similarity
+        );
         v_decision := pymem._decide(
             v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
             item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
