@@ -108,7 +108,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return 0
     if args.rollback and not _rollback_confirmed(dsn, args.yes):
         return 2
-    result = migrate(dsn, dimensions=args.dimensions, rollback=args.rollback)
+    result = migrate(
+        dsn, dimensions=args.dimensions, rollback=args.rollback, partitions=args.partitions
+    )
     if args.rollback:
         print(f"rolled back: {', '.join(result.rolled_back) or 'nothing to roll back'}")
     else:
@@ -117,6 +119,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
             f"functions loaded from {result.functions_loaded} files"
             + (f"; embedding dimensions {result.dimensions}" if result.dimensions else "")
         )
+        for table, leaves, rows in result.partitioned:
+            print(f"partitioned pymem.{table}: {leaves} leaves by user_id, {rows} rows moved")
     return 0
 
 
@@ -609,6 +613,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("migrate", help="apply, list or roll back the schema")
     p.add_argument("--dimensions", type=int, help="embedding dimension of a new store")
     p.add_argument("--list", action="store_true", help="show applied and pending migrations")
+    p.add_argument(
+        "--partitions",
+        type=int,
+        metavar="N",
+        help="hash-partition users' tables by user_id into N leaves (copies every row under "
+        "an exclusive lock: for a new store or a maintenance window; docs/scaling.md)",
+    )
     p.add_argument(
         "--rollback",
         action="store_true",

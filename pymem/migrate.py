@@ -88,6 +88,8 @@ class MigrateResult:
     rolled_back: list[str]
     functions_loaded: int
     dimensions: int | None
+    # tables hash-partitioned by this run: (table, leaves, rows moved)
+    partitioned: list[tuple[str, int, int]] = field(default_factory=list)
     # functions no sql/ file or migration defines any more, dropped
     dropped: list[str] = field(default_factory=list)
     # such functions kept because something depends on them
@@ -249,8 +251,13 @@ def migrate(
     dimensions: int | None = None,
     rollback: bool = False,
     lock_timeout: str | None = "5s",
+    partitions: int | None = None,
 ) -> MigrateResult:
     """Apply (or with ``rollback`` remove) pymem's schema; idempotent.
+
+    ``partitions`` hash-partitions every table of users' rows by user_id
+    (``pymem.partition_by_user``, docs/scaling.md). A store already partitioned
+    stays so: a table a newer migration adds is partitioned like the others.
 
     A migration's DDL needs a brief exclusive lock on the table it changes. Queued
     behind a long reader it would block every reader after it, so it waits at most
@@ -281,6 +288,14 @@ def migrate(
                 result.dimensions = conn.execute(
                     "SELECT pymem._set_dimensions(%s)", (dimensions,)
                 ).fetchone()[0]
+        with wrap_errors(), conn.transaction():
+            leaves = partitions or conn.execute("SELECT pymem.store_partitions()").fetchone()[0]
+            if leaves:
+                result.partitioned = conn.execute(
+                    "SELECT table_name, partition_count, rows_moved"
+                    " FROM pymem.partition_by_user(%s) WHERE converted",
+                    (leaves,),
+                ).fetchall()
         return result
 
 

@@ -6,7 +6,10 @@ indexes, RLS and policies, triggers, composite types, the privileges of
 pymem_app, and every function's signature, result, language, volatility,
 security and pinned settings (not bodies: sql/ is re-created on every
 migrate), and a hash of each shipped migration file (one that was applied
-is never run again, so it must not change). The suite compares a fresh
+is never run again, so it must not change). It describes the logical
+schema: a store hash-partitioned by user_id (``pymem migrate --partitions``)
+has the same snapshot as a plain one (a parent stands for its leaves, whose
+storage options it shows); tests/test_partitions.py checks the leaves. The suite compares a fresh
 install, an install upgraded one migration at a time and a rolled back and
 re-applied one with the committed ``tests/schema_snapshot.txt``.
 
@@ -31,10 +34,16 @@ from psycopg.conninfo import make_conninfo
 
 _QUERIES: dict[str, str] = {
     "table": """
-        SELECT format('%s kind=%s rls=%s force=%s options=%s', c.relname, c.relkind,
-                      c.relrowsecurity, c.relforcerowsecurity, coalesce(c.reloptions, '{}'))
+        SELECT format('%s kind=%s rls=%s force=%s options=%s', c.relname,
+                      translate(c.relkind::text, 'p', 'r'), c.relrowsecurity,
+                      c.relforcerowsecurity, coalesce(c.reloptions, (
+                          SELECT l.reloptions FROM pg_inherits AS i
+                          JOIN pg_class AS l ON l.oid = i.inhrelid
+                          WHERE i.inhparent = c.oid ORDER BY l.relname LIMIT 1
+                      ), '{}'))
         FROM pg_class AS c
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+            AND NOT c.relispartition
     """,
     "column": """
         SELECT format('%s.%s %s%s%s%s%s storage=%s', c.relname, a.attname,
@@ -54,28 +63,34 @@ _QUERIES: dict[str, str] = {
         JOIN pg_type AS t ON t.oid = a.atttypid
         LEFT JOIN pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'c')
-            AND a.attnum > 0 AND NOT a.attisdropped
+            AND NOT c.relispartition AND a.attnum > 0 AND NOT a.attisdropped
     """,
     "constraint": """
         SELECT format('%s %s %s', c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid))
         FROM pg_constraint AS c
+        JOIN pg_class AS t ON t.oid = c.conrelid
         WHERE c.connamespace = 'pymem'::regnamespace AND c.conrelid <> 0
             AND c.contype <> 'n'  -- NOT NULL: a column property (a constraint since PG 18)
+            AND NOT t.relispartition AND c.conparentid = 0
     """,
     "index": """
-        SELECT pg_get_indexdef(i.indexrelid)
+        SELECT replace(pg_get_indexdef(i.indexrelid), ' ON ONLY ', ' ON ')
         FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
-        WHERE c.relnamespace = 'pymem'::regnamespace
+        JOIN pg_class AS t ON t.oid = i.indrelid
+        WHERE c.relnamespace = 'pymem'::regnamespace AND NOT t.relispartition
     """,
     "policy": """
         SELECT format('%s %s cmd=%s roles=%s using=%s check=%s', p.tablename, p.policyname,
                       p.cmd, p.roles, p.qual, p.with_check)
-        FROM pg_policies AS p WHERE p.schemaname = 'pymem'
+        FROM pg_policies AS p
+        JOIN pg_class AS c ON c.relname = p.tablename AND c.relnamespace = 'pymem'::regnamespace
+        WHERE p.schemaname = 'pymem' AND NOT c.relispartition
     """,
     "trigger": """
         SELECT pg_get_triggerdef(t.oid)
         FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
         WHERE c.relnamespace = 'pymem'::regnamespace AND NOT t.tgisinternal
+            AND t.tgparentid = 0
     """,
     "type": """
         SELECT format('%s kind=%s', t.typname, t.typtype)
@@ -90,6 +105,7 @@ _QUERIES: dict[str, str] = {
                    WHERE has_table_privilege('pymem_app', c.oid, p)), ','))
         FROM pg_class AS c
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p', 'v')
+            AND NOT c.relispartition
     """,
     "function": """
         SELECT format('%s returns %s %s %s%s%s kind=%s config=%s app=%s public=%s',

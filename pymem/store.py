@@ -279,6 +279,15 @@ class MaintenanceResult:
 
 
 @dataclass(frozen=True)
+class PartitionedTable:
+    table_name: str
+    partition_count: int
+    rows_moved: int
+    # False: the table was partitioned before this call
+    converted: bool
+
+
+@dataclass(frozen=True)
 class QualityReport:
     users: int
     live_memories: int
@@ -1225,6 +1234,19 @@ class MemoryStore:
             one=True,
             user_id=user_id,
         )
+
+    # -- partitions ---------------------------------------------------------------------
+
+    @_sql
+    def partition_by_user(self, partitions: int) -> list[PartitionedTable]:
+        """``pymem.partition_by_user``: hash-partition every table of users' rows by
+        user_id, rows kept (the store's owner only; ``pymem migrate --partitions N``)."""
+        return _Call("SELECT * FROM pymem.partition_by_user(%s)", (partitions,), PartitionedTable)
+
+    @_sql
+    def store_partitions(self) -> int | None:
+        """``pymem.store_partitions``: leaves of pymem.memories, None when not partitioned."""
+        return _Call("SELECT pymem.store_partitions()")
 
 
 # -- asyncio ------------------------------------------------------------------------

@@ -4,33 +4,38 @@
 -- by default) go cold too. Pinned memories never go cold.
 
 -- Whether a memory is due to go cold at `at`. Inlinable (no SET clause;
--- it runs with the search_path of the pinned function calling it).
+-- it runs with the search_path of the pinned function calling it). Takes
+-- the columns, not the row: a row read from one leaf partition is of
+-- that leaf's type, not pymem.memories.
 CREATE OR REPLACE FUNCTION pymem._decay_due(
-    m pymem.memories,
-    kind_decay_rate double precision,
+    pinned boolean,
+    valid_until timestamptz,
+    importance double precision,
+    decay_rate double precision,
+    last_access_at timestamptz,
     at timestamptz,
     cold_below double precision
 )
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN NOT m.pinned AND (
-    m.valid_until <= at
-    OR pymem.decay_score(
-        m.importance, coalesce(m.decay_rate, kind_decay_rate), m.last_access_at, at
-    ) < cold_below
+RETURN NOT pinned AND (
+    valid_until <= at
+    OR pymem.decay_score(importance, decay_rate, last_access_at, at) < cold_below
 ) IS TRUE;
 
--- One batch: the hot memories in heap blocks [from_block, to_block) (a
--- TID range scan) or, with user_id, that user's (the btree). Rows locked
--- by a writer are skipped, never waited for: a writer touching a memory
--- is about to revive it anyway; rows a writer changed meanwhile are
--- re-checked on their newest version. Rows are locked and updated by
--- ctid (no second index lookup). Only tier changes, which no index
--- covers, so the updates are HOT.
+-- One batch: the hot memories in heap blocks [from_block, to_block) of
+-- one heap (the table, or one leaf partition of it: a TID range scan) or,
+-- with user_id, that user's (the btree). Rows locked by a writer are
+-- skipped, never waited for: a writer touching a memory is about to
+-- revive it anyway; rows a writer changed meanwhile are re-checked on
+-- their newest version. Rows are locked and updated by ctid (no second
+-- index lookup). Only tier changes, which no index covers, so the
+-- updates are HOT.
 CREATE OR REPLACE FUNCTION pymem._decay_batch(
     at timestamptz,
     cold_below double precision,
     user_id text,
+    heap regclass,
     from_block bigint,
     to_block bigint,
     OUT scanned bigint,
@@ -43,22 +48,30 @@ BEGIN
     EXECUTE format(
         $query$
         WITH slice AS MATERIALIZED (
-            SELECT m.ctid AS tid, pymem._decay_due(m, kd.decay_rate, $1, $2) AS due
-            FROM pymem.memories AS m
+            SELECT
+                m.ctid AS tid,
+                pymem._decay_due(
+                    m.pinned, m.valid_until, m.importance,
+                    coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, $1, $2
+                ) AS due
+            FROM %1$s AS m
             INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
-            WHERE m.tier = 'hot' AND %s
+            WHERE m.tier = 'hot' AND %2$s
         ),
         locked AS (
             SELECT m.ctid AS tid
-            FROM pymem.memories AS m
+            FROM %1$s AS m
             INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
             WHERE m.ctid = ANY(ARRAY(SELECT s.tid FROM slice AS s WHERE s.due))
                 AND m.tier = 'hot'
-                AND pymem._decay_due(m, kd.decay_rate, $1, $2)
+                AND pymem._decay_due(
+                    m.pinned, m.valid_until, m.importance,
+                    coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, $1, $2
+                )
             FOR UPDATE OF m SKIP LOCKED
         ),
         moved AS (
-            UPDATE pymem.memories AS m
+            UPDATE %1$s AS m
             SET tier = 'cold'
             FROM locked AS l
             WHERE m.ctid = l.tid
@@ -66,6 +79,7 @@ BEGIN
         )
         SELECT (SELECT count(*) FROM slice), (SELECT count(*) FROM moved)
         $query$,
+        coalesce(heap, 'pymem.memories'::regclass),
         CASE
             WHEN _decay_batch.user_id IS NULL THEN 'm.ctid >= $3 AND m.ctid < $4'
             ELSE 'm.user_id = $5'
@@ -77,12 +91,30 @@ BEGIN
 END;
 $$;
 
--- Heap blocks of the memories table: the range the decay batches cover.
-CREATE OR REPLACE FUNCTION pymem._heap_blocks()
-RETURNS bigint
+-- The batches of a sweep over every heap of pymem.memories: the table,
+-- or each leaf of a partitioned one, in ranges of batch_blocks blocks.
+CREATE OR REPLACE FUNCTION pymem._heap_batches(batch_blocks integer)
+RETURNS TABLE (heap regclass, from_block bigint)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public
-RETURN pg_relation_size('pymem.memories') / current_setting('block_size')::bigint;
+AS $$
+    SELECT h.heap, f.from_block
+    FROM (
+        SELECT t.relid AS heap FROM pg_partition_tree(to_regclass('pymem.memories')) AS t
+        WHERE t.isleaf
+        UNION ALL
+        SELECT to_regclass('pymem.memories')
+        WHERE NOT EXISTS (
+            SELECT FROM pg_inherits AS i WHERE i.inhparent = to_regclass('pymem.memories')
+        )
+    ) AS h
+    CROSS JOIN LATERAL generate_series(
+        0::bigint,
+        pg_relation_size(h.heap) / current_setting('block_size')::bigint - 1,
+        batch_blocks
+    ) AS f (from_block)
+    ORDER BY h.heap::text, f.from_block
+$$;
 
 -- All users (or one), in one call and one transaction, batch by batch.
 -- For a cron job on a big table prefer CALL pymem.run_decay(), which
@@ -105,14 +137,14 @@ BEGIN
     scanned := 0;
     cooled := 0;
     IF user_id IS NOT NULL THEN
-        SELECT * INTO v_batch FROM pymem._decay_batch(at, cold_below, user_id, 0, 0);
+        SELECT * INTO v_batch FROM pymem._decay_batch(at, cold_below, user_id, NULL, 0, 0);
         scanned := v_batch.scanned;
         cooled := v_batch.cooled;
     ELSE
         SELECT coalesce(sum(b.scanned), 0), coalesce(sum(b.cooled), 0) INTO scanned, cooled
-        FROM generate_series(0, pymem._heap_blocks() - 1, batch_blocks) AS f (from_block)
+        FROM pymem._heap_batches(batch_blocks) AS h
         CROSS JOIN LATERAL pymem._decay_batch(
-            at, cold_below, NULL, f.from_block, f.from_block + batch_blocks
+            at, cold_below, NULL, h.heap, h.from_block, h.from_block + batch_blocks
         ) AS b;
     END IF;
     cold_total := (
@@ -158,20 +190,22 @@ CREATE OR REPLACE PROCEDURE pymem.run_decay(
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_blocks bigint;
-    v_from bigint := 0;
+    v_slice record;
     v_batch record;
 BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, NULL, batch_blocks);
     scanned := 0;
     cooled := 0;
-    v_blocks := pymem._heap_blocks();
-    WHILE v_from < v_blocks LOOP
+    -- the list of batches is read once: a leaf growing meanwhile keeps its
+    -- new blocks for the next run, as a growing table always did
+    FOR v_slice IN SELECT * FROM pymem._heap_batches(batch_blocks) LOOP
         SELECT * INTO v_batch
-        FROM pymem._decay_batch(at, cold_below, NULL, v_from, v_from + batch_blocks);
+        FROM pymem._decay_batch(
+            at, cold_below, NULL, v_slice.heap, v_slice.from_block,
+            v_slice.from_block + batch_blocks
+        );
         scanned := scanned + v_batch.scanned;
         cooled := cooled + v_batch.cooled;
-        v_from := v_from + batch_blocks;
         COMMIT;
     END LOOP;
     cold_total := (SELECT count(*) FROM pymem.memories AS m WHERE m.tier = 'cold');

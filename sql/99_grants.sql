@@ -28,6 +28,7 @@ REVOKE EXECUTE ON FUNCTION pymem.configure_embedder(
 ) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem.set_fact_policy(text, text) FROM pymem_app, public;
+REVOKE EXECUTE ON FUNCTION pymem.partition_by_user(integer) FROM pymem_app, public;
 
 -- Helpers that no invoker path needs (docs/sql-api.md, "Security"): the
 -- trigger functions (a trigger fires without an EXECUTE check), the
@@ -45,10 +46,17 @@ BEGIN
         WHERE p.pronamespace = 'pymem'::regnamespace
             AND (
                 p.prorettype = 'trigger'::regtype
-                OR p.proname IN ('_reason_mac', '_pymem_stack', '_create_history_triggers')
+                OR p.proname IN (
+                    '_reason_mac', '_pymem_stack', '_create_history_triggers',
+                    '_sync_partition_security', '_table_dependents'
+                )
             )
     LOOP
         EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM pymem_app, public', f);
     END LOOP;
 END;
 $$;
+
+-- The leaves of a partitioned store get their parents' policies and
+-- privileges (sql/95_partitions.sql); nothing to do on a plain store.
+SELECT pymem._sync_partition_security();

@@ -4,6 +4,9 @@ Backends, in order: ``PYMEM_TEST_DSN`` (a server where this user may create
 databases), testcontainers ``pgvector/pgvector:pg16`` when
 ``PYMEM_TEST_BACKEND=docker``, else the embedded server in a temp dir.
 
+``PYMEM_TEST_PARTITIONS=N`` runs the whole suite on a store whose users'
+tables are hash-partitioned by user_id into N leaves (``.ci/run`` does both).
+
 Isolation: ``pymem_test_template`` is migrated once through the real migrate
 path. Most tests get ``conn``: a connection to a database cloned from it, inside
 a transaction rolled back at the end. Tests that commit or use several
@@ -30,6 +33,7 @@ from pymem.server import create_database, start_embedded, stop_embedded
 
 TEMPLATE = "pymem_test_template"
 DIM = 512
+PARTITIONS = int(os.environ.get("PYMEM_TEST_PARTITIONS") or 0) or None
 
 
 def _with_dbname(dsn: str, dbname: str) -> str:
@@ -60,7 +64,7 @@ def template_dsn(admin_dsn: str) -> str:
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
     create_database(admin_dsn, TEMPLATE)
     dsn = _with_dbname(admin_dsn, TEMPLATE)
-    migrate(dsn)
+    migrate(dsn, partitions=PARTITIONS)
     return dsn
 
 

@@ -1,0 +1,410 @@
+-- Hash partitions by user_id: every table holding users' rows becomes
+-- HASH (user_id) partitioned, so one user's reads and writes stay in one
+-- leaf and maintenance (vacuum, decay, a dump) works leaf by leaf. Every
+-- primary, unique and foreign key already includes user_id, which is what
+-- both partitions and Citus co-location need (docs/scaling.md).
+
+-- Each leaf partition carries its parent's row security and privileges:
+-- maintenance (apply_decay) reads leaves directly, and a leaf queried on
+-- its own must not show more than its parent would. Idempotent; run by
+-- partition_by_user and by every `pymem migrate` (sql/99_grants.sql), so
+-- a policy or grant a later migration adds to a parent reaches its leaves.
+CREATE OR REPLACE FUNCTION pymem._sync_partition_security()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_leaf record;
+    v_statement text;
+BEGIN
+    -- A leaf is changed only where it differs from its parent: each change
+    -- takes an exclusive lock, and a migrate must not queue behind readers.
+    FOR v_leaf IN
+        SELECT
+            i.inhrelid::regclass AS leaf,
+            i.inhparent::regclass AS parent,
+            p.relrowsecurity <> l.relrowsecurity AS rls_differs,
+            p.relforcerowsecurity <> l.relforcerowsecurity AS force_differs,
+            p.relrowsecurity,
+            p.relforcerowsecurity,
+            (
+                SELECT array_agg(pymem._policy_definition(pol.oid, l.oid) ORDER BY pol.polname)
+                FROM pg_policy AS pol WHERE pol.polrelid = p.oid
+            ) IS DISTINCT FROM (
+                SELECT array_agg(pymem._policy_definition(pol.oid, l.oid) ORDER BY pol.polname)
+                FROM pg_policy AS pol WHERE pol.polrelid = l.oid
+            ) AS policies_differ,
+            ARRAY(
+                SELECT pymem._grants_of(p.relacl, p.relowner, 'TABLE', l.oid::regclass::text)
+            ) <> ARRAY(
+                SELECT pymem._grants_of(l.relacl, l.relowner, 'TABLE', l.oid::regclass::text)
+            ) AS grants_differ
+        FROM pg_inherits AS i
+        INNER JOIN pg_class AS p ON p.oid = i.inhparent
+        INNER JOIN pg_class AS l ON l.oid = i.inhrelid
+        WHERE p.relnamespace = 'pymem'::regnamespace AND p.relkind = 'p'
+        ORDER BY 1
+    LOOP
+        IF v_leaf.rls_differs THEN
+            EXECUTE format(
+                'ALTER TABLE %s %s ROW LEVEL SECURITY', v_leaf.leaf,
+                CASE WHEN v_leaf.relrowsecurity THEN 'ENABLE' ELSE 'DISABLE' END
+            );
+        END IF;
+        IF v_leaf.force_differs THEN
+            EXECUTE format(
+                'ALTER TABLE %s %s ROW LEVEL SECURITY', v_leaf.leaf,
+                CASE WHEN v_leaf.relforcerowsecurity THEN 'FORCE' ELSE 'NO FORCE' END
+            );
+        END IF;
+        IF v_leaf.policies_differ THEN
+            FOR v_statement IN
+                SELECT format('DROP POLICY %I ON %s', pol.polname, v_leaf.leaf)
+                FROM pg_policy AS pol WHERE pol.polrelid = v_leaf.leaf
+            LOOP
+                EXECUTE v_statement;
+            END LOOP;
+            FOR v_statement IN
+                SELECT pymem._policy_definition(pol.oid, v_leaf.leaf)
+                FROM pg_policy AS pol WHERE pol.polrelid = v_leaf.parent
+            LOOP
+                EXECUTE v_statement;
+            END LOOP;
+        END IF;
+        IF v_leaf.grants_differ THEN
+            FOR v_statement IN
+                SELECT DISTINCT format(
+                    'REVOKE ALL ON %s FROM %s', v_leaf.leaf,
+                    CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+                )
+                FROM pg_class AS c
+                CROSS JOIN LATERAL aclexplode(c.relacl) AS a
+                LEFT JOIN pg_roles AS r ON r.oid = a.grantee
+                WHERE c.oid = v_leaf.leaf AND a.grantee <> c.relowner
+            LOOP
+                EXECUTE v_statement;
+            END LOOP;
+            FOR v_statement IN
+                SELECT pymem._grants_of(c.relacl, c.relowner, 'TABLE', v_leaf.leaf::text)
+                FROM pg_class AS c WHERE c.oid = v_leaf.parent
+            LOOP
+                EXECUTE v_statement;
+            END LOOP;
+        END IF;
+    END LOOP;
+END;
+$$;
+
+-- CREATE POLICY for an existing policy, on another table.
+CREATE OR REPLACE FUNCTION pymem._policy_definition(policy oid, target regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT format(
+        'CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s',
+        p.policyname, target, p.permissive, p.cmd,
+        (
+            SELECT string_agg(
+                CASE WHEN r.name = 'public' THEN 'PUBLIC' ELSE quote_ident(r.name) END, ', '
+            )
+            FROM unnest(p.roles) AS r (name)
+        ),
+        ' USING (' || p.qual || ')',
+        ' WITH CHECK (' || p.with_check || ')'
+    )
+    FROM pg_policy AS pol
+    INNER JOIN pg_class AS c ON c.oid = pol.polrelid
+    INNER JOIN pg_policies AS p
+        ON p.schemaname = 'pymem' AND p.tablename = c.relname AND p.policyname = pol.polname
+    WHERE pol.oid = policy
+$$;
+
+-- GRANT statements re-creating an ACL (other than the owner's own rights)
+-- on an object of the given kind ('TABLE', 'FUNCTION', 'PROCEDURE').
+CREATE OR REPLACE FUNCTION pymem._grants_of(acl aclitem[], owner oid, kind text, target text)
+RETURNS SETOF text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT format(
+        'GRANT %s ON %s %s TO %s', a.privilege_type, kind, target,
+        CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+    )
+    FROM aclexplode(acl) AS a
+    LEFT JOIN pg_roles AS r ON r.oid = a.grantee
+    WHERE a.grantee <> owner
+    ORDER BY 1
+$$;
+
+-- Turns every plain table of pymem holding users' rows (a user_id column)
+-- into a table HASH partitioned by user_id in `partitions` leaves, rows
+-- kept. Keys, indexes, triggers, policies, grants, comments, storage
+-- options (fillfactor goes to the leaves) and the functions that depend
+-- on a table's row type are re-created as they were. Tables already
+-- partitioned are kept, so it also partitions a table a later migration
+-- adds (`pymem migrate` calls it on a partitioned store). Takes an
+-- ACCESS EXCLUSIVE lock on every table and copies every row: on a big
+-- store that is a maintenance window (docs/scaling.md). Owner only.
+CREATE OR REPLACE FUNCTION pymem.partition_by_user(partitions integer)
+RETURNS TABLE (table_name text, partition_count integer, rows_moved bigint, converted boolean)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_current integer := pymem.store_partitions();
+    v_tables regclass [];
+    v_names text [] := '{}';
+    v_table regclass;
+    v_name text;
+    v_old text;
+    v_blocker text;
+    v_foreign_keys text [];
+    v_functions text [];
+    v_after text [];
+    v_options text;
+    v_columns text;
+    v_rows bigint;
+    v_statement text;
+BEGIN
+    IF partitions IS NULL OR partitions < 2 OR partitions > 1024 THEN
+        RAISE EXCEPTION 'partitions must be between 2 and 1024, got %', partitions
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF v_current IS NOT NULL AND v_current <> partitions THEN
+        RAISE EXCEPTION 'this store is partitioned in % leaves; it cannot change to %',
+            v_current, partitions
+            USING ERRCODE = 'PM013',
+                HINT = 'Changing the partition count means a dump and a reload into a new store.';
+    END IF;
+    v_tables := ARRAY(
+        SELECT c.oid::regclass FROM pg_class AS c
+        WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind = 'r' AND NOT c.relispartition
+            AND EXISTS (
+                SELECT FROM pg_attribute AS a
+                WHERE a.attrelid = c.oid AND a.attname = 'user_id' AND NOT a.attisdropped
+            )
+        ORDER BY c.relname
+    );
+    IF cardinality(v_tables) > 0 THEN
+        FOREACH v_table IN ARRAY v_tables LOOP
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', v_table);
+        END LOOP;
+
+        -- A view or a column of another table built on one of these tables
+        -- would be dropped with it: refuse instead.
+        SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), ', ')
+        INTO v_blocker
+        FROM pg_depend AS d
+        INNER JOIN pg_class AS t ON t.oid = ANY(v_tables)
+        LEFT JOIN pg_rewrite AS rw ON d.classid = 'pg_rewrite'::regclass AND rw.oid = d.objid
+        LEFT JOIN pg_attribute AS col
+            ON d.classid = 'pg_class'::regclass AND col.attrelid = d.objid
+            AND col.attnum = d.objsubid
+        WHERE d.refobjid IN (t.oid, t.reltype)
+            AND (
+                (rw.oid IS NOT NULL AND rw.ev_class <> t.oid)
+                OR (col.attrelid IS NOT NULL AND col.attrelid <> t.oid)
+            );
+        IF v_blocker IS NOT NULL THEN
+            RAISE EXCEPTION 'cannot partition: % depend on the tables to be partitioned', v_blocker
+                USING ERRCODE = 'PM013',
+                    HINT = 'Drop them, partition, then create them again.';
+        END IF;
+
+        -- Foreign keys touching these tables come off first and back last.
+        SELECT coalesce(array_agg(format(
+            'ALTER TABLE %s ADD CONSTRAINT %I %s',
+            k.conrelid::regclass, k.conname, pg_get_constraintdef(k.oid)
+        ) ORDER BY k.conrelid::regclass::text, k.conname), '{}')
+        INTO v_foreign_keys
+        FROM pg_constraint AS k
+        WHERE k.contype = 'f' AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables));
+        FOR v_statement IN
+            SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', k.conrelid::regclass, k.conname)
+            FROM pg_constraint AS k
+            WHERE k.contype = 'f' AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables))
+        LOOP
+            EXECUTE v_statement;
+        END LOOP;
+
+        -- Functions on a table's row type (or with it in their body) go with
+        -- the old table; their definitions and grants are kept to re-create.
+        SELECT coalesce(array_agg(s.statement ORDER BY s.step, s.statement), '{}')
+        INTO v_functions
+        FROM (
+            SELECT 1 AS step, pg_get_functiondef(f.oid) AS statement
+            FROM pg_proc AS f
+            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+            UNION ALL
+            SELECT 2, format('REVOKE ALL ON %s %s FROM PUBLIC', k.kind, f.oid::regprocedure)
+            FROM pg_proc AS f
+            CROSS JOIN LATERAL (
+                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
+            ) AS k
+            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables)) AND f.proacl IS NOT NULL
+            UNION ALL
+            SELECT 3, g.statement
+            FROM pg_proc AS f
+            CROSS JOIN LATERAL (
+                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
+            ) AS k
+            CROSS JOIN LATERAL pymem._grants_of(
+                f.proacl, f.proowner, k.kind, f.oid::regprocedure::text
+            ) AS g (statement)
+            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+        ) AS s;
+    END IF;
+
+    v_after := '{}';
+    FOREACH v_table IN ARRAY v_tables LOOP
+        SELECT c.relname INTO v_name FROM pg_class AS c WHERE c.oid = v_table;
+        -- Everything to re-create on the new table, read while the old one
+        -- still carries the name (the definitions name pymem.<table>).
+        SELECT v_after || coalesce(array_agg(s.statement ORDER BY s.step, s.statement), '{}')
+        INTO v_after
+        FROM (
+            SELECT 1 AS step, format(
+                'ALTER TABLE %s ADD CONSTRAINT %I %s', v_table, k.conname, pg_get_constraintdef(k.oid)
+            ) AS statement
+            FROM pg_constraint AS k
+            WHERE k.conrelid = v_table AND k.contype IN ('p', 'u', 'x')
+            UNION ALL
+            SELECT 2, pg_get_indexdef(x.indexrelid)
+            FROM pg_index AS x
+            WHERE x.indrelid = v_table
+                AND NOT EXISTS (SELECT FROM pg_constraint AS k WHERE k.conindid = x.indexrelid)
+            UNION ALL
+            SELECT 3, pg_get_triggerdef(t.oid)
+            FROM pg_trigger AS t WHERE t.tgrelid = v_table AND NOT t.tgisinternal
+            UNION ALL
+            SELECT 4, format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_table)
+            FROM pg_class AS c WHERE c.oid = v_table AND c.relrowsecurity
+            UNION ALL
+            SELECT 4, format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', v_table)
+            FROM pg_class AS c WHERE c.oid = v_table AND c.relforcerowsecurity
+            UNION ALL
+            SELECT 5, pymem._policy_definition(pol.oid, v_table)
+            FROM pg_policy AS pol WHERE pol.polrelid = v_table
+            UNION ALL
+            SELECT 6, g.statement
+            FROM pg_class AS c
+            CROSS JOIN LATERAL pymem._grants_of(c.relacl, c.relowner, 'TABLE', v_table::text) AS g (statement)
+            WHERE c.oid = v_table
+            UNION ALL
+            SELECT 6, format('COMMENT ON TABLE %s IS %L', v_table, obj_description(v_table, 'pg_class'))
+            WHERE obj_description(v_table, 'pg_class') IS NOT NULL
+        ) AS s;
+        SELECT
+            CASE
+                WHEN c.reloptions IS NOT NULL THEN format(' WITH (%s)', array_to_string(c.reloptions, ', '))
+                ELSE ''
+            END
+        INTO v_options
+        FROM pg_class AS c WHERE c.oid = v_table;
+        SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO v_columns
+        FROM pg_attribute AS a
+        WHERE a.attrelid = v_table AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+
+        -- the old identity sequences step aside: the new ones take their names
+        FOR v_statement IN
+            SELECT format('ALTER SEQUENCE %s RENAME TO %I', q.seq, q.name || '_unpartitioned')
+            FROM pg_attribute AS a
+            CROSS JOIN LATERAL (
+                SELECT
+                    pg_get_serial_sequence(v_table::text, a.attname)::regclass AS seq,
+                    c.relname::text AS name
+                FROM pg_class AS c
+                WHERE c.oid = pg_get_serial_sequence(v_table::text, a.attname)::regclass
+            ) AS q
+            WHERE a.attrelid = v_table AND a.attidentity <> ''
+        LOOP
+            EXECUTE v_statement;
+        END LOOP;
+        v_old := v_name || '_unpartitioned';
+        -- the owner copies every user's rows, whatever the policies say
+        EXECUTE format('ALTER TABLE %s NO FORCE ROW LEVEL SECURITY', v_table);
+        EXECUTE format('ALTER TABLE %s RENAME TO %I', v_table, v_old);
+        EXECUTE format(
+            'CREATE TABLE pymem.%I (LIKE pymem.%I INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY'
+            ' INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMMENTS INCLUDING COMPRESSION'
+            ' INCLUDING STATISTICS) PARTITION BY HASH (user_id)',
+            v_name, v_old
+        );
+        FOR i IN 0 .. partitions - 1 LOOP
+            EXECUTE format(
+                'CREATE TABLE pymem.%I PARTITION OF pymem.%I'
+                ' FOR VALUES WITH (MODULUS %s, REMAINDER %s)%s',
+                format('%s_p%s', v_name, lpad(i::text, length((partitions - 1)::text), '0')),
+                v_name, partitions, i, v_options
+            );
+        END LOOP;
+        EXECUTE format(
+            'INSERT INTO pymem.%I (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pymem.%I',
+            v_name, v_columns, v_columns, v_old
+        );
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        -- an identity continues after the copied values
+        FOR v_statement IN
+            SELECT format(
+                'SELECT setval(pg_get_serial_sequence(%L, %L), coalesce(max(%I), 1), max(%I) IS NOT NULL)'
+                ' FROM pymem.%I',
+                'pymem.' || quote_ident(v_name), a.attname, a.attname, a.attname, v_name
+            )
+            FROM pg_attribute AS a
+            WHERE a.attrelid = to_regclass('pymem.' || quote_ident(v_name)) AND a.attidentity <> ''
+        LOOP
+            EXECUTE v_statement;
+        END LOOP;
+        v_names := v_names || v_name;
+        EXECUTE format('DROP TABLE pymem.%I CASCADE', v_old);
+        table_name := v_name;
+        partition_count := partitions;
+        rows_moved := v_rows;
+        converted := TRUE;
+        RETURN NEXT;
+    END LOOP;
+
+    FOREACH v_statement IN ARRAY v_after || v_foreign_keys || v_functions LOOP
+        EXECUTE v_statement;
+    END LOOP;
+    PERFORM pymem._sync_partition_security();
+
+    -- the tables partitioned before, unchanged
+    RETURN QUERY
+    SELECT c.relname::text, count(i.inhrelid)::integer, 0::bigint, FALSE
+    FROM pg_class AS c
+    INNER JOIN pg_inherits AS i ON i.inhparent = c.oid
+    WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind = 'p'
+        AND c.relname <> ALL(v_names)
+    GROUP BY c.relname
+    ORDER BY c.relname;
+END;
+$$;
+
+-- Functions that depend on one of the tables or on its row type.
+CREATE OR REPLACE FUNCTION pymem._table_dependents(tables regclass[])
+RETURNS SETOF oid
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT DISTINCT d.objid
+    FROM pg_depend AS d
+    INNER JOIN pg_class AS t ON t.oid = ANY(tables)
+    LEFT JOIN pg_type AS rowtype ON rowtype.oid = t.reltype
+    WHERE d.classid = 'pg_proc'::regclass
+        AND d.refobjid IN (t.oid, t.reltype, rowtype.typarray)
+$$;
+
+-- The number of hash partitions of pymem.memories, NULL for a plain table.
+CREATE OR REPLACE FUNCTION pymem.store_partitions()
+RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT nullif(count(i.inhrelid), 0)::integer
+    FROM pg_inherits AS i
+    WHERE i.inhparent = to_regclass('pymem.memories')
+$$;
