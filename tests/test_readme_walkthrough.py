@@ -33,6 +33,7 @@ import ast
 import os
 import re
 import shlex
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -371,7 +372,8 @@ def machine(admin_dsn, monkeypatch, tmp_path) -> Iterator[str]:
         with psycopg.connect(admin_dsn) as conn:
             pgdata = Path(conn.execute("SHOW data_directory").fetchone()[0])
     else:  # the README's story is the embedded server's: start one for it
-        pgdata = tmp_path / "pg"
+        # (in a mkdtemp directory like conftest's: the server's OS user must reach it)
+        pgdata = Path(tempfile.mkdtemp(prefix="pymem-readme-")) / "pg"
         admin_dsn = server.start_embedded(pgdata, database="postgres")
     monkeypatch.delenv("PYMEM_DSN", raising=False)
     monkeypatch.setenv("PYMEM_DATA_DIR", str(pgdata))
@@ -387,6 +389,7 @@ def machine(admin_dsn, monkeypatch, tmp_path) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     if not embedded:
         server.stop_embedded(pgdata)
+        shutil.rmtree(pgdata.parent, ignore_errors=True)
 
 
 @pytest.mark.embed
