@@ -262,11 +262,11 @@ class Newcomer:
         assert argv[0] == "pymem", f"not a pymem command and not in SKIPPED: {argv}"
         self.close_psql()
         argv = [self.expand(w) for w in argv]
-        if argv[1:3] == ["db", "psql"]:
+        words = argv[:1] + argv[3:] if argv[1] == "--dsn" else argv  # what it does
+        if words[1:3] == ["db", "psql"]:
             self.psql = argv  # what follows in an SQL block is typed into it
             return
         out = self.pymem(argv)
-        words = argv[:1] + argv[3:] if argv[1] == "--dsn" else argv
         check = _prefixed(words, CHECKS)
         if check:
             CHECKS[check](words, out)
