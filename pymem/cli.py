@@ -230,6 +230,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from pymem.bench.consolidate import main as bench_main
     elif args.which == "import":
         from pymem.bench.importing import main as bench_main
+    elif args.which == "partitions":
+        from pymem.bench.partitions import main as bench_main
     else:
         from pymem.bench.recall import main as bench_main
     return bench_main(args.dsn, quick=args.quick)
@@ -664,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "which",
         nargs="?",
-        choices=["all", "upsert", "recall", "consolidate", "import"],
+        choices=["all", "upsert", "recall", "consolidate", "import", "partitions"],
         help="one benchmark with its full log; default all of them, one table side by side",
     )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pymem.bench import consolidate, importing, recall, upsert
+from pymem.bench import consolidate, importing, partitions, recall, upsert
 from pymem.bench.upsert import Scenario
 
 TINY_UPSERT = upsert.UpsertSizes(
@@ -121,3 +121,15 @@ def test_import_bench(fresh_dsn):
     assert res["exact"] is True
     assert res["actions"]["duplicate"] == res["restated"] > 0
     assert res["plain_rows_per_s"] > 0 and res["import_lines_per_s"] > 0
+
+
+def test_partitions_bench(admin_dsn):
+    """The same store plain and hash-partitioned: the same ids, so the same answers."""
+    lines: list[str] = []
+    sizes = partitions.PartitionSizes(users=4, memories=40, partitions=2, rounds=6, decay_runs=2)
+    res = partitions.run(admin_dsn, sizes, out=lines.append)
+    _printed(lines, "machine:", "pymem migrate --partitions 2", "recall(user, q, 10)")
+    assert res["rows"] == 160 and res["exact"]
+    for op in ("recall", "upsert", "apply_decay"):
+        assert res[op]["mismatches"] == 0
+        assert math.isfinite(res[op]["ratio"])

@@ -1,0 +1,212 @@
+"""``pymem bench partitions``: a plain store against the same store hash-partitioned.
+
+One generated store (users' rows interleaved in arrival order, random unit
+vectors) is loaded by COPY into ``pymem_bench_part_plain``, cloned as a
+template into ``pymem_bench_part_hash`` and partitioned there by
+``pymem migrate --partitions P`` (timed: the maintenance window a conversion
+costs). Then, call by call and alternating which store goes first:
+
+- ``recall(user, q, 10)`` for a random user;
+- ``upsert_memory`` of a new fact for a random user (each in a transaction
+  rolled back after the call, so both stores keep the same rows);
+- ``apply_decay`` over every user (rolled back the same way).
+
+Checked: both stores hold the same ids (the conversion copies them), so every
+recall must return the same ids in the same order, every upsert the same
+decision, every decay the same counts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from pymem.bench.common import (
+    MemoryRows,
+    Out,
+    TextGen,
+    bench_database,
+    connect,
+    copy_memories,
+    drop_database,
+    machine_lines,
+    recreate_database,
+    timestamps_us,
+    unit_vectors,
+    vacuum_analyze,
+    verdict,
+)
+
+PLAIN = "pymem_bench_part_plain"
+PARTITIONED = "pymem_bench_part_hash"
+KINDS = ("fact", "preference", "habit", "event")
+
+
+@dataclass(frozen=True)
+class PartitionSizes:
+    users: int
+    memories: int  # per user
+    partitions: int
+    rounds: int
+    decay_runs: int
+
+
+FULL = PartitionSizes(users=200, memories=1_000, partitions=16, rounds=300, decay_runs=3)
+QUICK = PartitionSizes(users=20, memories=300, partitions=4, rounds=40, decay_runs=2)
+
+
+def load(conn: psycopg.Connection, sizes: PartitionSizes, dim: int, seed: int = 11) -> int:
+    """Every user's memories, interleaved in random arrival order, by COPY."""
+    rng = np.random.default_rng(seed)
+    texts = TextGen(rng)
+    owners = rng.permutation(np.repeat(np.arange(sizes.users), sizes.memories))
+    now = datetime.now(timezone.utc)
+    chunk = 20_000
+
+    def chunks():
+        for start in range(0, len(owners), chunk):
+            part = owners[start : start + chunk]
+            n = len(part)
+            last = rng.uniform(0, 365, n)
+            yield MemoryRows(
+                user_id=[f"user-{u}" for u in part.tolist()],
+                kind=[KINDS[i] for i in rng.integers(0, len(KINDS), n)],
+                content=texts.facts(n),
+                embedding=unit_vectors(rng, n, dim),
+                importance=rng.uniform(0.2, 1.0, n),
+                decay_rate=np.where(rng.random(n) < 0.5, np.nan, 0.001),
+                last_access_us=timestamps_us(now, last),
+                created_us=timestamps_us(now, last + rng.uniform(0, 30, n)),
+            )
+
+    return copy_memories(conn, chunks())
+
+
+def _timed(conn: psycopg.Connection, query: str, params: tuple) -> tuple[float, list]:
+    """One call inside a transaction rolled back afterwards; the call's seconds."""
+    with conn.transaction(force_rollback=True):
+        t0 = time.perf_counter()
+        rows = conn.execute(query, params).fetchall()
+        seconds = time.perf_counter() - t0
+    return seconds, rows
+
+
+def run(
+    admin: str, sizes: PartitionSizes = FULL, out: Out = print, *, keep: bool = False
+) -> dict[str, Any]:
+    from pymem.migrate import migrate
+
+    plain_dsn = bench_database(admin, PLAIN)[1]
+    hash_dsn = bench_database(admin, PARTITIONED)[1]
+    recreate_database(admin, PLAIN)
+    migrate(plain_dsn)
+    with connect(plain_dsn) as conn:
+        for line in machine_lines(conn):
+            out(line)
+        dim = conn.execute("SELECT embedding_dimensions FROM pymem.settings").fetchone()[0]
+        t0 = time.perf_counter()
+        rows = load(conn, sizes, dim)
+        out(f"-- loaded {rows:,} rows ({sizes.users} users x {sizes.memories:,}, interleaved,"
+            f" {dim}-d) by COPY in {time.perf_counter() - t0:.1f} s")  # fmt: skip
+        vacuum_analyze(conn, out)
+    drop_database(admin, PARTITIONED)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {PARTITIONED} TEMPLATE {PLAIN}")
+    t0 = time.perf_counter()
+    migrate(hash_dsn, partitions=sizes.partitions)
+    convert_s = time.perf_counter() - t0
+    out(f"-- pymem migrate --partitions {sizes.partitions}: {convert_s:.1f} s for {rows:,} rows"
+        f" ({rows / convert_s:,.0f} rows/s, every users' table)")  # fmt: skip
+    with connect(hash_dsn) as conn:
+        vacuum_analyze(conn, out)
+
+    rng = np.random.default_rng(5)
+    timings: dict[str, dict[str, list[float]]] = {
+        op: {"plain": [], "partitioned": []} for op in ("recall", "upsert", "apply_decay")
+    }
+    mismatches = {op: 0 for op in timings}
+    texts = TextGen(np.random.default_rng(99))
+    with connect(plain_dsn) as plain, connect(hash_dsn) as hashed:
+        stores = {"plain": plain, "partitioned": hashed}
+        # warm both caches alike before timing
+        for conn in stores.values():
+            conn.execute("SELECT count(*) FROM pymem.memories").fetchone()
+        calls = {
+            "recall": "SELECT memory_id FROM pymem.recall(%s, %s, 10)",
+            "upsert": "SELECT action, rule FROM pymem.upsert_memory(%s, %s, %s)",
+        }
+        for i in range(sizes.rounds):
+            user = f"user-{int(rng.integers(sizes.users))}"
+            vector = unit_vectors(rng, 1, dim)[0]
+            (fact,) = texts.facts(1)
+            order = ("plain", "partitioned") if i % 2 == 0 else ("partitioned", "plain")
+            for op, params in (("recall", (user, vector)), ("upsert", (user, fact, vector))):
+                results = {}
+                for name in order:
+                    seconds, result = _timed(stores[name], calls[op], params)
+                    timings[op][name].append(seconds)
+                    results[name] = result
+                mismatches[op] += results["plain"] != results["partitioned"]
+        at = datetime.now(timezone.utc).replace(microsecond=0)
+        for i in range(sizes.decay_runs):
+            order = ("plain", "partitioned") if i % 2 == 0 else ("partitioned", "plain")
+            results = {}
+            for name in order:
+                seconds, result = _timed(
+                    stores[name],
+                    "SELECT scanned, cooled FROM pymem.apply_decay(%s::timestamptz"
+                    " + interval '300 days')",
+                    (at,),
+                )
+                timings["apply_decay"][name].append(seconds)
+                results[name] = result
+            mismatches["apply_decay"] += results["plain"] != results["partitioned"]
+
+    summary: dict[str, Any] = {
+        "rows": rows,
+        "users": sizes.users,
+        "partitions": sizes.partitions,
+        "convert_s": convert_s,
+    }
+    out(f"-- {sizes.rounds} rounds, call by call, each store first in turn (p50, client side)")
+    out(f"   {'operation':<34} {'plain':>10} {'partitioned':>12} {'ratio':>7}  same results")
+    labels = {
+        "recall": f"recall(user, q, 10), {sizes.memories:,}-memory user",
+        "upsert": "upsert_memory, new fact",
+        "apply_decay": f"apply_decay, all {rows:,} rows",
+    }
+    for op, per in timings.items():
+        plain_p50, part_p50 = float(np.median(per["plain"])), float(np.median(per["partitioned"]))
+        ratio = part_p50 / plain_p50
+        unit = 1 if op == "apply_decay" else 1000
+        suffix = "s" if op == "apply_decay" else "ms"
+        out(f"   {labels[op]:<34} {plain_p50 * unit:>8.2f}{suffix:<2} "
+            f"{part_p50 * unit:>10.2f}{suffix:<2} {ratio:>6.2f}x  "
+            f"{verdict(mismatches[op] == 0)} ({mismatches[op]} differ)")  # fmt: skip
+        summary[op] = {
+            "plain_p50_s": plain_p50,
+            "partitioned_p50_s": part_p50,
+            "ratio": ratio,
+            "mismatches": mismatches[op],
+        }
+    summary["exact"] = not any(mismatches.values())
+    if not keep:
+        drop_database(admin, PARTITIONED)
+        drop_database(admin, PLAIN)
+    return summary
+
+
+def main(dsn: str | None = None, quick: bool = False) -> int:
+    """``pymem bench partitions [--quick]``: two databases, recreated each run."""
+    admin, _ = bench_database(dsn, "postgres")
+    print(
+        f"pymem bench partitions{' --quick' if quick else ''}: databases {PLAIN} and"
+        f" {PARTITIONED} (recreated, dropped after)"
+    )
+    result = run(admin, QUICK if quick else FULL)
+    return 0 if result["exact"] else 1
