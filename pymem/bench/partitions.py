@@ -229,7 +229,8 @@ def run(
         upsert_ms = 1000 * (
             summary["upsert"][f"{name}_p50_s"] - summary["upsert_floor"][f"{name}_p50_s"]
         )
-        out(f"   {name:<12} recall / floor {recall_x:.2f}x (target <= 1.3x {verdict(recall_x <= 1.3)});"
+        out(f"   {name:<12} recall / floor {recall_x:.2f}x"
+            f" (target <= 1.3x {verdict(recall_x <= 1.3)});"
             f" upsert - floor {upsert_ms:+.2f} ms (target <= +0.2 ms"
             f" {verdict(upsert_ms <= 0.2)})")  # fmt: skip
         summary[f"{name}_recall_over_floor"] = recall_x
