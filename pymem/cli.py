@@ -221,8 +221,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from pymem.bench.all import main as all_main
 
         return all_main(args.dsn, quick=args.quick, as_json=args.json, out_dir=args.out)
+    if args.which == "peers" and not args.out:
+        # against mem0 (the optional extra pymem[peers]); not part of the run of all
+        from pymem.bench.peers import main as peers_main
+
+        return peers_main(args.dsn, quick=args.quick, as_json=args.json)
     if args.json or args.out:
-        print("pymem bench: --json and --out are for the run of all (no name)", file=sys.stderr)
+        print(
+            "pymem bench: --json is for the run of all and peers, --out for the run of all",
+            file=sys.stderr,
+        )
         return 2
     if args.which == "upsert":
         from pymem.bench.upsert import main as bench_main
@@ -666,11 +674,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "which",
         nargs="?",
-        choices=["all", "upsert", "recall", "consolidate", "import", "partitions"],
+        choices=["all", "upsert", "recall", "consolidate", "import", "partitions", "peers"],
         help="one benchmark with its full log; default all of them, one table side by side",
     )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
-    p.add_argument("--json", action="store_true", help="all: print the table as one JSON object")
+    p.add_argument(
+        "--json", action="store_true", help="all, peers: print the result as one JSON object"
+    )
     p.add_argument(
         "--out",
         metavar="DIR",
