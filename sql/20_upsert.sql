@@ -369,29 +369,36 @@ BEGIN
     -- 2. Exact nearest neighbours among the live memories of this user and
     -- kind (btree on user_id: no ANN misses). A duplicate anywhere in the
     -- nearest 8 wins over a supersede; the closest related one is kept.
+    -- Neighbours too far to decide anything are dropped in the query, not
+    -- by the loop: a new fact usually has none left, and costs no iteration.
     FOR v_candidate IN
-        SELECT
-            n.*,
-            CASE WHEN n.sim >= cfg.trigram_min_similarity
-                THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
+        SELECT c.id, c.content, c.topic, c.sim
         FROM (
-            SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding) AS sim
-            FROM pymem.memories AS m
-            WHERE m.user_id = _match.user_id
-                AND m.kind = item.kind
-                AND m.consolidated_into IS NULL
-                AND m.deleted_at IS NULL
-                -- different topics are different subjects, whatever the vectors say
-                AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
-            ORDER BY m.embedding <=> item.embedding
-            LIMIT 8
-        ) AS n
-    LOOP
-        CONTINUE WHEN NOT pymem._could_decide(
-            v_candidate.sim, v_candidate.trigram, v_candidate.topic = item.topic,
+            SELECT
+                n.*,
+                1 - n.distance AS sim,
+                CASE WHEN 1 - n.distance >= cfg.trigram_min_similarity
+                    THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
+            FROM (
+                SELECT m.id, m.content, m.topic, m.embedding <=> item.embedding AS distance
+                FROM pymem.memories AS m
+                WHERE m.user_id = _match.user_id
+                    AND m.kind = item.kind
+                    AND m.consolidated_into IS NULL
+                    AND m.deleted_at IS NULL
+                    -- different topics are different subjects, whatever the vectors say
+                    AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+                ORDER BY distance
+                LIMIT 8
+            ) AS n
+        ) AS c
+        WHERE pymem._could_decide(
+            c.sim, c.trigram, c.topic = item.topic,
             item.supersede_threshold, cfg.topic_supersede_threshold, cfg.trigram_threshold,
             cfg.trigram_min_similarity
-        );
+        )
+        ORDER BY c.distance, c.id
+    LOOP
         v_decision := pymem._decide(
             v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
             item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
