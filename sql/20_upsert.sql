@@ -314,6 +314,10 @@ DECLARE
     v_candidate record;
     v_decision record;
     v_canonical_fingerprint uuid := pymem._fingerprint(item.canonical);
+    -- computed once: inside the query a generic plan may evaluate it (three
+    -- regexp passes) for every row of the user it filters
+    v_fingerprint uuid := pymem._fingerprint(item.content);
+    v_markers text[] := pymem._fact_markers(item.content);
 BEGIN
     action := 'inserted';
     -- 1. The same canonical statement, or the same normalized text with
@@ -330,8 +334,8 @@ BEGIN
         AND (
             m.canonical_fingerprint = v_canonical_fingerprint
             OR (
-                m.fingerprint = pymem._fingerprint(item.content)
-                AND pymem._fact_markers(m.content) = pymem._fact_markers(item.content)
+                m.fingerprint = v_fingerprint
+                AND pymem._fact_markers(m.content) = v_markers
             )
         )
     ORDER BY m.consolidated_into IS NULL DESC, m.created_at

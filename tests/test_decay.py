@@ -605,7 +605,13 @@ def test_apply_decay_alongside_writers(fresh_dsn):
         for b in range(1, 4):
             time.sleep(0.2)
             publish(_old_batch(feeder, b, 800))
-        time.sleep(0.2)
+        # run until enough work was done, however loaded the machine is (each
+        # writer touches only its own share, so the sets are disjoint)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (
+            sum(len(t) for t in touched) <= 300 or decay_runs[0] < 4
+        ):
+            time.sleep(0.1)
         stop.set()
         for t in threads:
             t.join(timeout=30)
