@@ -541,6 +541,11 @@ _SCHEMA_VERSION = "SELECT pymem.schema_version()"
 
 
 def _check_version(version: int | None) -> None:
+    if version is None:
+        raise SchemaMismatch(
+            f"this database has no pymem schema yet (this package needs version "
+            f"{SCHEMA_VERSION}): run `pymem migrate` on it"
+        )
     if version != SCHEMA_VERSION:
         raise SchemaMismatch(
             f"database schema pymem is at version {version}, this package needs "
