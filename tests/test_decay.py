@@ -606,10 +606,12 @@ def test_apply_decay_alongside_writers(fresh_dsn):
             time.sleep(0.2)
             publish(_old_batch(feeder, b, 800))
         # run until enough work was done, however loaded the machine is (each
-        # writer touches only its own share, so the sets are disjoint)
+        # writer touches only its own share, so the sets are disjoint), and a
+        # decay run has started and ended after the last batch arrived
+        runs_before_last = decay_runs[0]
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (
-            sum(len(t) for t in touched) <= 300 or decay_runs[0] < 4
+            sum(len(t) for t in touched) <= 300 or decay_runs[0] < max(4, runs_before_last + 2)
         ):
             time.sleep(0.1)
         stop.set()
