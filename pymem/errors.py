@@ -187,6 +187,13 @@ class NotConsolidated(PymemError):
     sqlstate = "PM045"
 
 
+class ConsolidationMembership(PymemError):
+    """undo: the restored version would take a fragment out of (or put it back into) a
+    consolidation; ``unconsolidate`` is the undo of a consolidation."""
+
+    sqlstate = "PM046"
+
+
 # -- security and faults (PM050-PM059, and the server's own codes) --
 
 

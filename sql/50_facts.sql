@@ -656,7 +656,7 @@ DECLARE
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._lock_user(user_id);
-    SELECT m.id, m.version INTO v_mem
+    SELECT m.id, m.version, m.consolidated_into INTO v_mem
     FROM pymem.memories AS m
     WHERE m.user_id = undo.user_id AND m.id = undo.memory_id
     FOR UPDATE;
@@ -679,6 +679,15 @@ BEGIN
             memory_id, coalesce(to_version, v_mem.version - 1), v_mem.version
             USING ERRCODE = 'PM026',
                 HINT = 'A memory that was never changed has nothing to undo.';
+    END IF;
+    -- Membership of a consolidation has its own undo, which also restores
+    -- the fragments' importance and links and keeps pymem.consolidations true.
+    IF (v_ver.previous ->> 'consolidated_into')::uuid IS DISTINCT FROM v_mem.consolidated_into THEN
+        RAISE EXCEPTION 'undo of memory % would % the consolidation %', memory_id,
+            CASE WHEN v_mem.consolidated_into IS NULL THEN 'put it back into' ELSE 'take it out of' END,
+            coalesce(v_mem.consolidated_into, (v_ver.previous ->> 'consolidated_into')::uuid)
+            USING ERRCODE = 'PM046',
+                HINT = 'pymem.unconsolidate(user_id, <the consolidation>) undoes a consolidation.';
     END IF;
     PERFORM pymem._set_change_reason(format('undo: restored version %s (%s)',
         v_ver.version, v_ver.reason));

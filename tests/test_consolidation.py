@@ -21,6 +21,7 @@ from pymem import MemoryStore
 from pymem.cli import main
 from pymem.errors import (
     AlreadyConsolidated,
+    ConsolidationMembership,
     DetailsDropped,
     DimensionMismatch,
     InvalidConsolidation,
@@ -532,6 +533,20 @@ def test_unconsolidate_refuses_what_it_cannot_undo(store, sql):
     assert str(outer) in str(err)
     assert store.unconsolidate(USER, outer) == 2
     assert store.unconsolidate(USER, rid) == 3
+
+
+def test_undo_leaves_consolidation_membership_to_unconsolidate(store, sql):
+    """undo of a fragment would free it while pymem.consolidations still lists it
+    (and its importance and links stayed with the record): refused, with the way out."""
+    ids = fragments(sql)
+    rid = store.consolidate(USER, ids, "one record", unit(0))
+    err = refused(sql, ConsolidationMembership, "PM046", lambda: store.undo(USER, ids[0]))
+    assert "take it out of" in str(err) and str(rid) in str(err)
+    assert store.unconsolidate(USER, rid) == 3
+    # nor back in: the fragment's previous version was inside the record
+    err = refused(sql, ConsolidationMembership, "PM046", lambda: store.undo(USER, ids[0]))
+    assert "put it back into" in str(err)
+    assert memory(sql, ids[0])["consolidated_into"] is None
 
 
 # -- maintenance plans ---------------------------------------------------------------------
