@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from pymem import server
 
@@ -15,8 +18,12 @@ START = (
 )
 
 
-def test_three_processes_start_one_fresh_server(tmp_path):
-    pgdata = tmp_path / "pg"
+def test_three_processes_start_one_fresh_server():
+    # a mkdtemp directory, like conftest's: under root the server runs as its own
+    # OS user, which must reach it; pytest's tmp_path root is 0700 and another
+    # pytest session on the machine may reset it to 0700 at any time
+    root = Path(tempfile.mkdtemp(prefix="pymem-server-test-"))
+    pgdata = root / "pg"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", START, str(pgdata)],
@@ -36,3 +43,4 @@ def test_three_processes_start_one_fresh_server(tmp_path):
         server.stop_embedded(pgdata)
     assert not server.embedded_status(pgdata)["running"]
     assert server.stop_embedded(pgdata) is False
+    shutil.rmtree(root, ignore_errors=True)
