@@ -81,6 +81,9 @@ def test_recall_bench(fresh_dsn):
     users = [u for n in TINY_RECALL.users for u in recall.user_ids(n)]
     assert set(res["timings"]) == {(u, text) for u in users for text in (False, True)}
     assert all(t.n == TINY_RECALL.queries for t in res["timings"].values())
+    assert set(res["bare"]) == set(res["bare_alone"]) == set(users)
+    assert all(t.n == TINY_RECALL.queries for t in res["bare"].values())
+    _printed(lines, "bare p50", "where recall's time goes", "ranking statement(s)")
     exact = res["exact"]
     assert exact["ok"], exact
     assert exact["checked"] == len(users) * TINY_RECALL.exact_queries * 2
