@@ -80,7 +80,7 @@ NARROW = (
     " WHERE consolidated_into IS NULL AND deleted_at IS NULL"
 )
 HEAP_ONLY = ("SET LOCAL enable_indexonlyscan = off", "SET LOCAL enable_indexscan = off")
-WRITER = "w1000"  # the user whose upserts are timed: a copy of r1000's memories
+WRITER = "w-writer"  # the user whose upserts are timed: a copy of the 1k user's memories
 BURST_SHARE = 0.02  # rows touched by the write burst
 
 
@@ -224,6 +224,8 @@ def _burst(conn: psycopg.Connection, out: Out) -> None:
 
 def _vm(conn: psycopg.Connection, users: list[str]) -> str:
     """Share of the users' heap pages marked all-visible."""
+    if not conn.execute("SELECT to_regproc('pg_visibility_map')").fetchone()[0]:
+        return "visibility map not inspected: no pg_visibility"
     row = conn.execute(
         "SELECT count(*) FILTER (WHERE v.all_visible), count(*) FROM ("
         " SELECT DISTINCT (ctid::text::point)[0]::bigint AS blk FROM pymem.memories"
@@ -234,9 +236,15 @@ def _vm(conn: psycopg.Connection, users: list[str]) -> str:
     return f"{row[0]:,} of {row[1]:,} of the measured users' heap pages all-visible"
 
 
-def run(dsn: str, out: Out = print, n_queries: int = 60, warmup: int = 5) -> dict[str, Any]:
+def run(
+    dsn: str,
+    out: Out = print,
+    n_queries: int = 60,
+    warmup: int = 5,
+    sizes: rb.RecallSizes = rb.FULL,
+) -> dict[str, Any]:
+    """Every layout in turn on the recall benchmark's table (loaded if missing)."""
     started = time.perf_counter()
-    sizes = rb.FULL
     with connect(dsn) as conn:
         for line in machine_lines(conn):
             out(line)
@@ -244,7 +252,11 @@ def run(dsn: str, out: Out = print, n_queries: int = 60, warmup: int = 5) -> dic
     rng = np.random.default_rng(sizes.seed + 7)
     results: dict[str, Any] = {}
     with connect(dsn) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_visibility")
+        try:
+            with conn.transaction():
+                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_visibility")
+        except psycopg.Error:
+            pass  # _vm says so
         # one process per query, as inside recall (a PL/pgSQL loop never runs in parallel)
         conn.execute("SET max_parallel_workers_per_gather = 0")
         queries = {}
@@ -270,8 +282,8 @@ def run(dsn: str, out: Out = print, n_queries: int = 60, warmup: int = 5) -> dic
         conn.execute(
             "INSERT INTO pymem.memories (user_id, kind, content, embedding, importance)"
             " SELECT %s, kind, content, embedding, importance FROM pymem.memories"
-            " WHERE user_id = 'r1000-arrival'",
-            (WRITER,),
+            " WHERE user_id = %s",
+            (WRITER, users[0]),
         )
         conn.execute("VACUUM ANALYZE pymem.memories")
         heap_bare = Variant("(a) heap, bare", BARE, HEAP_ONLY)
