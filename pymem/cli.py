@@ -240,6 +240,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from pymem.bench.importing import main as bench_main
     elif args.which == "partitions":
         from pymem.bench.partitions import main as bench_main
+    elif args.which == "locality":
+        from pymem.bench.locality import main as bench_main
     else:
         from pymem.bench.recall import main as bench_main
     return bench_main(args.dsn, quick=args.quick)
@@ -674,7 +676,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "which",
         nargs="?",
-        choices=["all", "upsert", "recall", "consolidate", "import", "partitions", "peers"],
+        choices=[
+            "all",
+            "upsert",
+            "recall",
+            "consolidate",
+            "import",
+            "partitions",
+            "peers",
+            "locality",
+        ],
         help="one benchmark with its full log; default all of them, one table side by side",
     )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pymem.bench import consolidate, importing, partitions, recall, upsert
+from pymem.bench import consolidate, importing, locality, partitions, recall, upsert
 from pymem.bench.upsert import Scenario
 
 TINY_UPSERT = upsert.UpsertSizes(
@@ -81,6 +81,9 @@ def test_recall_bench(fresh_dsn):
     users = [u for n in TINY_RECALL.users for u in recall.user_ids(n)]
     assert set(res["timings"]) == {(u, text) for u in users for text in (False, True)}
     assert all(t.n == TINY_RECALL.queries for t in res["timings"].values())
+    assert set(res["bare"]) == set(res["bare_alone"]) == set(users)
+    assert all(t.n == TINY_RECALL.queries for t in res["bare"].values())
+    _printed(lines, "bare p50", "where recall's time goes", "ranking statement(s)")
     exact = res["exact"]
     assert exact["ok"], exact
     assert exact["checked"] == len(users) * TINY_RECALL.exact_queries * 2
@@ -92,6 +95,29 @@ def test_recall_bench(fresh_dsn):
         assert decay[name]["cooled"] == decay["due"]
     assert [ok for _, ok, _ in res["targets"]] and res["all_exact"] is True
     _printed(lines, "exactness checks all True: True")
+
+
+def test_locality_bench(fresh_dsn):
+    lines: list[str] = []
+    res = locality.run(fresh_dsn, lines.append, n_queries=3, warmup=1, sizes=TINY_RECALL)
+
+    _printed(lines, "machine:", "(a) heap, bare", "(d) contiguous heap, rank", "total time")
+    _printed(lines, "bench_cover_wide", "bench_cover_narrow", "after the write burst")
+    _printed(lines, "(c) halfvec index-only, bare", "halfvec top 10 = fp32 top 10 in")
+    _printed(lines, "upsert_memory new fact", "touch (last_access_at)")
+    assert set(res) == {"a", "wide", "wide_burst", "narrow", "narrow_burst", "half"}
+    for phase in res.values():
+        for n in TINY_RECALL.users:
+            assert phase[("(a) heap, bare", n)] > 0
+    # the layouts are dropped again, and the writer's rows
+    with recall.connect(fresh_dsn) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'bench_cover%'"
+        ).fetchone() == (0,)
+        assert conn.execute("SELECT to_regclass('bench_half')").fetchone() == (None,)
+        assert conn.execute(
+            "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (locality.WRITER,)
+        ).fetchone() == (0,)
 
 
 TINY_CONSOLIDATE = consolidate.ConsolidateSizes(users=(300, 800), allpairs_limit_s=600.0)

@@ -387,6 +387,50 @@ def test_lexical_can_lift_a_weak_match_past_the_pruning_head(store, sql):
         assert hits[0].score == pytest.approx((0.3 + LEXICAL_WEIGHT) * multiplier(0.5), abs=1e-6)
 
 
+def _bulk(sql, n: int, cosine: float, importance: float, other: int, label: str) -> None:
+    """``n`` memories of USER at ``cosine`` from Q, inserted by plain SQL (no dedup)."""
+    sql.execute(
+        "INSERT INTO pymem.memories (user_id, kind, content, embedding, importance)"
+        " SELECT %s, 'fact', %s || ' ' || i, %s, %s FROM generate_series(1, %s) AS i",
+        (USER, label, at_cosine(cosine, 0, other), importance, n),
+    )
+
+
+def _ranked_by_formula(sql, k: int) -> list:
+    """Every live row of USER scored by the documented formula, by a plain query."""
+    rows = sql.execute(
+        "SELECT m.id FROM pymem.memories AS m JOIN pymem.kinds AS kd ON kd.kind = m.kind"
+        " WHERE m.user_id = %s ORDER BY (1 - (m.embedding <=> %s))"
+        " * (0.5 + 0.5 * pymem.decay_score(m.importance,"
+        " coalesce(m.decay_rate, kd.decay_rate), m.last_access_at)) DESC, m.id LIMIT %s",
+        (USER, Q, k),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+@pytest.mark.parametrize(
+    ("head", "answer"),
+    [
+        # 200 closer memories with no strength fill the first pool (8k + 64 rows): its
+        # k-th score cannot beat the bound of the rows left out, so the pool grows
+        ((200, 0.9, 0.0), (20, 0.8, 1.0)),
+        # negative relevance: the bound is relevance times the floor
+        ((200, -0.3, 1.0), (20, -0.35, 0.0)),
+        # all equal: a tie at the pool's edge is never decided by the pool
+        ((300, 0.6, 0.5), (0, 0.6, 0.5)),
+    ],
+)
+def test_recall_beyond_the_first_pool_equals_the_formula(store, sql, head, answer):
+    _bulk(sql, *head, other=1, label="head")
+    if answer[0]:
+        _bulk(sql, *answer, other=2, label="answer")
+    for k in (1, 10, 25):
+        hits = store.recall(USER, Q, k)
+        assert ids(hits) == _ranked_by_formula(sql, k), k
+        if answer[0]:
+            assert all(h.content.startswith("answer") for h in hits[: min(k, answer[0])])
+
+
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
 
 

@@ -87,11 +87,15 @@ def summarize(
                 "case": f"top 10 of {n:,} memories, p50",
                 "unit": "ms",
                 "values": {
+                    "bare exact top 10, interleaved": _ms(rc["bare"][user].median_ms),
                     "alone (cached)": _ms(rc["alone"][user].median_ms),
                     "interleaved": _ms(rc["timings"][(user, False)].median_ms),
                     "with query_text": _ms(rc["timings"][(user, True)].median_ms),
                 },
-                "ratio": "",
+                "ratio": (
+                    f"{rc['timings'][(user, False)].median_ms / rc['bare'][user].median_ms:.2f}x"
+                    " bare"
+                ),
             }
         )
     decay = rc["decay"]
