@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pymem.bench import all as bench_all
-from pymem.bench import consolidate, importing, recall, upsert
+from pymem.bench import consolidate, importing, partitions, recall, upsert
 from pymem.bench.upsert import Scenario
 from pymem.cli import main
 
@@ -23,6 +23,7 @@ TINY = (
         table_rows=300, users=(30,), queries=2, warmup=1, exact_queries=1, filler_memories=5
     ),
     consolidate.ConsolidateSizes(users=(60,), allpairs_limit_s=600.0),
+    partitions.PartitionSizes(users=3, memories=30, partitions=2, rounds=4, decay_runs=2),
 )
 
 
@@ -38,6 +39,8 @@ def test_all_benchmarks_side_by_side(admin_dsn, tmp_path, capsys, monkeypatch):
         "recall",
         "decay",
         "consolidation",
+        "partitions",
+        "partitions",
     ]
     write = summary["rows"][0]
     assert set(write["values"]) == {"plain INSERT", "client SELECT + write", "pymem upsert_memory"}

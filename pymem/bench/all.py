@@ -2,12 +2,13 @@
 
 Runs the write path (plain INSERT vs client-side SELECT + write vs
 ``upsert_memory``, and 8 concurrent writers of the same facts), bulk import
-(``pymem import`` vs plain one-row INSERTs), the read path
-and decay, and consolidation candidates vs the all-pairs scan, each in its own
-fresh database, then prints one table of what each measured next to its
-baseline. ``--json`` prints that table as one object; ``--out DIR`` writes
-``bench.json`` and, with matplotlib installed (``pip install 'pymem[plot]'``),
-``bench.png``. Each benchmark's own log goes to stderr.
+(``pymem import`` vs plain one-row INSERTs), the read path and decay,
+consolidation candidates vs the all-pairs scan, and a plain store against the
+same store hash-partitioned by user_id, each in fresh databases, then prints
+one table of what each measured next to its baseline. ``--json`` prints that
+table as one object; ``--out DIR`` writes ``bench.json`` and, with matplotlib
+installed (``pip install 'pymem[plot]'``), ``bench.png``. Each benchmark's
+own log goes to stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pymem.bench import common, consolidate, importing, recall, upsert
+from pymem.bench import common, consolidate, importing, partitions, recall, upsert
 
 
 def _ms(value: float) -> float:
@@ -25,7 +26,11 @@ def _ms(value: float) -> float:
 
 
 def summarize(
-    up: dict[str, Any], rc: dict[str, Any], co: dict[str, Any], im: dict[str, Any]
+    up: dict[str, Any],
+    rc: dict[str, Any],
+    co: dict[str, Any],
+    im: dict[str, Any],
+    pa: dict[str, Any],
 ) -> dict[str, Any]:
     """The side-by-side rows of the three benchmarks' results (JSON-ready)."""
     rows: list[dict[str, Any]] = []
@@ -124,8 +129,25 @@ def summarize(
                 "ratio": f"{r['ratio']:.1f}x, {r['pair_share']:.1%} of pairs",
             }
         )
+    labels = {"recall": "recall, p50", "upsert": "upsert_memory, new fact, p50"}
+    for op, label in labels.items():
+        rows.append(
+            {
+                "bench": "partitions",
+                "case": f"{label}, {pa['rows']:,} rows, {pa['partitions']} leaves",
+                "unit": "ms",
+                "values": {
+                    "plain": _ms(1000 * pa[op]["plain_p50_s"]),
+                    "hash-partitioned": _ms(1000 * pa[op]["partitioned_p50_s"]),
+                    "plain, its floor (bare SQL)": _ms(1000 * pa[f"{op}_floor"]["plain_p50_s"]),
+                },
+                "ratio": f"{pa[op]['ratio']:.2f}x plain",
+            }
+        )
     ratio = im["ratio"]
     im_targets = [("pymem import >= plain one-row INSERTs", ratio >= 1.0, f"{ratio:.2f}x")]
+    over = pa["plain_upsert_minus_floor_ms"]
+    pa_targets = [("upsert_memory within its floor + 0.2 ms", over <= 0.2, f"{over:+.2f} ms")]
     targets = [
         {"bench": name, "target": t, "ok": bool(ok), "measured": value}
         for name, res_targets in (
@@ -133,10 +155,11 @@ def summarize(
             ("import", im_targets),
             ("recall", rc["targets"]),
             ("consolidation", co["targets"]),
+            ("partitions", pa_targets),
         )
         for t, ok, value in res_targets
     ]
-    exact = bool(up["exact"] and rc["all_exact"] and im["exact"])
+    exact = bool(up["exact"] and rc["all_exact"] and im["exact"] and pa["exact"])
     return {"rows": rows, "targets": targets, "exact": exact}
 
 
@@ -188,7 +211,11 @@ def plot(summary: dict[str, Any], path: Path) -> bool:
 def run_all(
     dsn: str | None,
     sizes: tuple[
-        upsert.UpsertSizes, importing.ImportSizes, recall.RecallSizes, consolidate.ConsolidateSizes
+        upsert.UpsertSizes,
+        importing.ImportSizes,
+        recall.RecallSizes,
+        consolidate.ConsolidateSizes,
+        partitions.PartitionSizes,
     ],
     log=None,
     *,
@@ -199,7 +226,7 @@ def run_all(
     from pymem.server import create_database
 
     log = log or (lambda line: print(line, file=sys.stderr))
-    up_sizes, im_sizes, rc_sizes, co_sizes = sizes
+    up_sizes, im_sizes, rc_sizes, co_sizes, pa_sizes = sizes
     results = {}
     # migrated once, cloned for each benchmark
     template = f"pymem_bench_all_template{suffix}"
@@ -231,8 +258,14 @@ def run_all(
         finally:
             common.drop_database(admin, database)
     common.drop_database(admin, template)
+    log("== pymem bench partitions (databases of its own, dropped after)")
+    results["partitions"] = partitions.run(admin, pa_sizes, out=log)
     summary = summarize(
-        results["upsert"], results["recall"], results["consolidate"], results["import"]
+        results["upsert"],
+        results["recall"],
+        results["consolidate"],
+        results["import"],
+        results["partitions"],
     )
     summary["machine"] = machine
     return summary
@@ -242,9 +275,9 @@ def main(
     dsn: str | None = None, quick: bool = False, as_json: bool = False, out_dir: str | None = None
 ) -> int:
     sizes = (
-        (upsert.QUICK, importing.QUICK, recall.QUICK, consolidate.QUICK)
+        (upsert.QUICK, importing.QUICK, recall.QUICK, consolidate.QUICK, partitions.QUICK)
         if quick
-        else (upsert.FULL, importing.FULL, recall.FULL, consolidate.FULL)
+        else (upsert.FULL, importing.FULL, recall.FULL, consolidate.FULL, partitions.FULL)
     )
     summary = run_all(dsn, sizes)
     summary["quick"] = quick
