@@ -62,7 +62,10 @@ BEGIN
             SELECT m.ctid AS tid
             FROM %1$s AS m
             INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
+            -- a ctid names a row only within one heap: on a partitioned
+            -- store the user's filter keeps the lookup in that user's leaf
             WHERE m.ctid = ANY(ARRAY(SELECT s.tid FROM slice AS s WHERE s.due))
+                AND %2$s
                 AND m.tier = 'hot'
                 AND pymem._decay_due(
                     m.pinned, m.valid_until, m.importance,
@@ -74,7 +77,7 @@ BEGIN
             UPDATE %1$s AS m
             SET tier = 'cold'
             FROM locked AS l
-            WHERE m.ctid = l.tid
+            WHERE m.ctid = l.tid AND %2$s
             RETURNING 1
         )
         SELECT (SELECT count(*) FROM slice), (SELECT count(*) FROM moved)

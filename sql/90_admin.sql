@@ -34,8 +34,15 @@ BEGIN
     END IF;
     -- the history trigger reads the column: dropped, then re-created below
     DROP TRIGGER IF EXISTS memories_version_on_change ON pymem.memories;
+    -- A new type brings its default storage (EXTERNAL: toasted past ~2 kB).
+    -- The vector stays inline (PLAIN), as migration 0001 set it, while it
+    -- fits in a page beside the rest of the row (up to 1600 dimensions,
+    -- 6.4 kB): a toasted vector is detoasted by every scan. Wider vectors
+    -- cannot be PLAIN (a row must fit in 8 kB) and stay EXTERNAL.
     EXECUTE format(
-        'ALTER TABLE pymem.memories ALTER COLUMN embedding TYPE vector(%s)', dimensions
+        'ALTER TABLE pymem.memories ALTER COLUMN embedding TYPE vector(%s),'
+        ' ALTER COLUMN embedding SET STORAGE %s',
+        dimensions, CASE WHEN dimensions <= 1600 THEN 'PLAIN' ELSE 'EXTERNAL' END
     );
     EXECUTE format(
         'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s)', dimensions

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -110,6 +111,23 @@ def test_dimensions_fixed_at_creation(empty_dsn):
     assert migrate(empty_dsn, dimensions=3).dimensions == 3
     with pytest.raises(StoreConflict, match="3 dimensional"):
         migrate(empty_dsn, dimensions=4)
+
+
+def test_a_new_dimension_keeps_the_vector_inline_while_it_fits(empty_dsn):
+    """ALTER COLUMN TYPE resets a column's storage to the type's default (EXTERNAL:
+    toasted past ~2 kB, detoasted by every scan); up to 1600 dimensions the vector
+    stays PLAIN, wider ones cannot (a row must fit in a page) and still work."""
+    migrate(empty_dsn)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        storage = "SELECT attstorage FROM pg_attribute WHERE attrelid = 'pymem.memories'::regclass"
+        storage += " AND attname = 'embedding'"
+        for dimensions, expected in ((384, "p"), (1536, "p"), (3072, "e")):
+            conn.execute("SELECT pymem._set_dimensions(%s)", (dimensions,))
+            assert conn.execute(storage).fetchone() == (expected,), dimensions
+        store = MemoryStore(conn)
+        wide = np.zeros(3072, dtype=np.float32)
+        wide[0] = 1.0
+        assert store.upsert("u", "a wide vector", wide).action == "inserted"
 
 
 def test_cli_reports_store_conflict(empty_dsn, capsys):

@@ -159,6 +159,20 @@ def test_a_populated_store_partitioned_keeps_every_row_and_rule(empty_dsn, capsy
         (xiaohong,) = store.resolve_contact(A, "Xiaohong")
         assert "Xiaohong" in store.contact_card(A, xiaohong.contact_id)
 
+        # one user's decay, run by the owner (no RLS), cools that user's rows only:
+        # a ctid names a row only within one leaf
+        with conn.transaction(force_rollback=True):
+            for i in range(8):  # users in the other leaves, rows at the same ctids
+                store.upsert(f"user-{i}", f"user {i} keeps bees", unit(40 + i))
+            assert conn.execute(
+                "SELECT count(DISTINCT tableoid) > 1 FROM pymem.memories"
+            ).fetchone() == (True,)
+            far = conn.execute("SELECT now() + interval '5 years'").fetchone()[0]
+            assert store.apply_decay(at=far, user_id=A).cooled > 0
+            assert conn.execute(
+                "SELECT count(*) FROM pymem.memories WHERE tier = 'cold' AND user_id <> %s", (A,)
+            ).fetchone() == (0,)
+
         # decay sweeps every leaf, batch by batch, each row once
         hot = conn.execute("SELECT count(*) FROM pymem.memories WHERE tier = 'hot'").fetchone()[0]
         far = conn.execute("SELECT now() + interval '5 years'").fetchone()[0]
