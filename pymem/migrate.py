@@ -289,6 +289,8 @@ def migrate(
                     "SELECT pymem._set_dimensions(%s)", (dimensions,)
                 ).fetchone()[0]
         with wrap_errors(), conn.transaction():
+            if lock_timeout:  # partitioning a table locks it whole, as a migration's DDL does
+                conn.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))
             leaves = partitions or conn.execute("SELECT pymem.store_partitions()").fetchone()[0]
             if leaves:
                 result.partitioned = conn.execute(

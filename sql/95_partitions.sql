@@ -129,8 +129,9 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public
 AS $$
     SELECT format(
-        'GRANT %s ON %s %s TO %s', a.privilege_type, kind, target,
-        CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+        'GRANT %s ON %s %s TO %s%s', a.privilege_type, kind, target,
+        CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+        CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END
     )
     FROM aclexplode(acl) AS a
     LEFT JOIN pg_roles AS r ON r.oid = a.grantee
@@ -168,6 +169,12 @@ DECLARE
     v_columns text;
     v_rows bigint;
     v_statement text;
+    v_owner text;
+    v_leaf text;
+    v_identities text [];
+    v_last bigint;
+    v_called boolean;
+    v_serials text [];
 BEGIN
     IF partitions IS NULL OR partitions < 2 OR partitions > 1024 THEN
         RAISE EXCEPTION 'partitions must be between 2 and 1024, got %', partitions
@@ -208,7 +215,19 @@ BEGIN
                 (rw.oid IS NOT NULL AND rw.ev_class <> t.oid)
                 OR (col.attrelid IS NOT NULL AND col.attrelid <> t.oid)
             );
-        IF v_blocker IS NOT NULL THEN
+        -- Publication membership and rules are not carried over either.
+        SELECT concat_ws(', ', v_blocker, (
+            SELECT string_agg(DISTINCT format('publication %s', pub.pubname), ', ')
+            FROM pg_publication_rel AS pr
+            INNER JOIN pg_publication AS pub ON pub.oid = pr.prpubid
+            WHERE pr.prrelid = ANY(v_tables)
+        ), (
+            SELECT string_agg(DISTINCT format('rule %s', rw.rulename), ', ')
+            FROM pg_rewrite AS rw
+            WHERE rw.ev_class = ANY(v_tables) AND rw.rulename <> '_RETURN'
+        ))
+        INTO v_blocker;
+        IF v_blocker <> '' THEN
             RAISE EXCEPTION 'cannot partition: % depend on the tables to be partitioned', v_blocker
                 USING ERRCODE = 'PM013',
                     HINT = 'Drop them, partition, then create them again.';
@@ -255,7 +274,29 @@ BEGIN
                 f.proacl, f.proowner, k.kind, f.oid::regprocedure::text
             ) AS g (statement)
             WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+            UNION ALL
+            SELECT 4, format(
+                'ALTER %s %s OWNER TO %I', k.kind, f.oid::regprocedure, f.proowner::regrole
+            )
+            FROM pg_proc AS f
+            CROSS JOIN LATERAL (
+                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
+            ) AS k
+            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
         ) AS s;
+        -- Dropped here, RESTRICT: a view, a default or a policy using one of
+        -- them makes the whole conversion fail instead of vanishing with it.
+        FOR v_statement IN
+            SELECT format(
+                'DROP %s %s',
+                CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                f.oid::regprocedure
+            )
+            FROM pg_proc AS f
+            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+        LOOP
+            EXECUTE v_statement;
+        END LOOP;
     END IF;
 
     v_after := '{}';
@@ -279,6 +320,25 @@ BEGIN
             UNION ALL
             SELECT 3, pg_get_triggerdef(t.oid)
             FROM pg_trigger AS t WHERE t.tgrelid = v_table AND NOT t.tgisinternal
+            UNION ALL
+            SELECT 4, format(
+                'ALTER TABLE %s %s TRIGGER %I', v_table,
+                CASE t.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
+                    ELSE 'ENABLE ALWAYS' END,
+                t.tgname
+            )
+            FROM pg_trigger AS t
+            WHERE t.tgrelid = v_table AND NOT t.tgisinternal AND t.tgenabled <> 'O'
+            UNION ALL
+            SELECT 6, format(
+                'GRANT %s (%I) ON TABLE %s TO %s%s', g.privilege_type, a.attname, v_table,
+                CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+                CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END
+            )
+            FROM pg_attribute AS a
+            CROSS JOIN LATERAL aclexplode(a.attacl) AS g
+            LEFT JOIN pg_roles AS r ON r.oid = g.grantee
+            WHERE a.attrelid = v_table AND a.attacl IS NOT NULL
             UNION ALL
             SELECT 4, format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_table)
             FROM pg_class AS c WHERE c.oid = v_table AND c.relrowsecurity
@@ -308,6 +368,34 @@ BEGIN
         FROM pg_attribute AS a
         WHERE a.attrelid = v_table AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
 
+        SELECT c.relowner::regrole::text INTO v_owner FROM pg_class AS c WHERE c.oid = v_table;
+        -- where each identity stands, to continue from there (not from the
+        -- highest copied value: deleted ids are never handed out again)
+        v_identities := '{}';
+        FOR v_statement, v_leaf IN
+            SELECT pg_get_serial_sequence(v_table::text, a.attname), a.attname
+            FROM pg_attribute AS a
+            WHERE a.attrelid = v_table AND a.attidentity <> ''
+        LOOP
+            EXECUTE format('SELECT last_value, is_called FROM %s', v_statement)
+            INTO v_last, v_called;
+            v_identities := v_identities || format(
+                'SELECT setval(pg_get_serial_sequence(%L, %L), %s, %L)',
+                'pymem.' || quote_ident(v_name), v_leaf, v_last, v_called
+            );
+        END LOOP;
+        -- a serial column's sequence belongs to the old table: it moves to
+        -- the new one (the copied default goes on using it)
+        v_serials := ARRAY(
+            SELECT format(
+                'ALTER SEQUENCE %s OWNED BY pymem.%I.%I', d.objid::regclass, v_name, a.attname
+            )
+            FROM pg_depend AS d
+            INNER JOIN pg_attribute AS a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+            WHERE d.classid = 'pg_class'::regclass AND d.refobjid = v_table
+                AND d.deptype = 'a' AND a.attidentity = ''
+                AND (SELECT c.relkind FROM pg_class AS c WHERE c.oid = d.objid) = 'S'
+        );
         -- the old identity sequences step aside: the new ones take their names
         FOR v_statement IN
             SELECT format('ALTER SEQUENCE %s RENAME TO %I', q.seq, q.name || '_unpartitioned')
@@ -333,33 +421,35 @@ BEGIN
             ' INCLUDING STATISTICS) PARTITION BY HASH (user_id)',
             v_name, v_old
         );
+        EXECUTE format('ALTER TABLE pymem.%I OWNER TO %I', v_name, v_owner);
         FOR i IN 0 .. partitions - 1 LOOP
+            v_leaf := format('%s_p%s', v_name, lpad(i::text, length((partitions - 1)::text), '0'));
             EXECUTE format(
                 'CREATE TABLE pymem.%I PARTITION OF pymem.%I'
                 ' FOR VALUES WITH (MODULUS %s, REMAINDER %s)%s',
-                format('%s_p%s', v_name, lpad(i::text, length((partitions - 1)::text), '0')),
-                v_name, partitions, i, v_options
+                v_leaf, v_name, partitions, i, v_options
             );
+            EXECUTE format('ALTER TABLE pymem.%I OWNER TO %I', v_leaf, v_owner);
         END LOOP;
         EXECUTE format(
             'INSERT INTO pymem.%I (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pymem.%I',
             v_name, v_columns, v_columns, v_old
         );
         GET DIAGNOSTICS v_rows = ROW_COUNT;
-        -- an identity continues after the copied values
-        FOR v_statement IN
-            SELECT format(
-                'SELECT setval(pg_get_serial_sequence(%L, %L), coalesce(max(%I), 1), max(%I) IS NOT NULL)'
-                ' FROM pymem.%I',
-                'pymem.' || quote_ident(v_name), a.attname, a.attname, a.attname, v_name
-            )
-            FROM pg_attribute AS a
-            WHERE a.attrelid = to_regclass('pymem.' || quote_ident(v_name)) AND a.attidentity <> ''
-        LOOP
+        FOREACH v_statement IN ARRAY v_identities || v_serials LOOP
             EXECUTE v_statement;
         END LOOP;
         v_names := v_names || v_name;
-        EXECUTE format('DROP TABLE pymem.%I CASCADE', v_old);
+        -- RESTRICT: whatever still depends on the old table (a policy of
+        -- another table, say) would be lost with it; the conversion fails whole
+        BEGIN
+            EXECUTE format('DROP TABLE pymem.%I', v_old);
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            GET STACKED DIAGNOSTICS v_blocker = PG_EXCEPTION_DETAIL;
+            RAISE EXCEPTION 'cannot partition pymem.%: other objects depend on it', v_name
+                USING ERRCODE = 'PM013', DETAIL = v_blocker,
+                    HINT = 'Drop them, partition, then create them again.';
+        END;
         table_name := v_name;
         partition_count := partitions;
         rows_moved := v_rows;

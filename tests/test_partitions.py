@@ -203,19 +203,77 @@ def test_a_populated_store_partitioned_keeps_every_row_and_rule(empty_dsn, capsy
 
 
 def test_migrate_partitions_a_table_a_later_migration_adds(empty_dsn):
-    """A partitioned store stays so: a new table of users' rows is partitioned too."""
+    """A partitioned store stays so: a new table of users' rows is partitioned too,
+    with its owner, grants (and grant options, column grants), a disabled trigger
+    still disabled, an identity going on from where it stood and a serial column."""
     migrate(empty_dsn, partitions=2)
     with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        conn.execute("DROP ROLE IF EXISTS pymem_test_owner")
+        conn.execute("DROP ROLE IF EXISTS pymem_test_reader")
+        conn.execute("CREATE ROLE pymem_test_owner")
+        conn.execute("CREATE ROLE pymem_test_reader")
         conn.execute(
             "CREATE TABLE pymem.notes (user_id text NOT NULL, id bigint GENERATED ALWAYS AS"
-            " IDENTITY, body text, PRIMARY KEY (user_id, id))"
+            " IDENTITY, n serial, body text, PRIMARY KEY (user_id, id))"
         )
-        conn.execute("INSERT INTO pymem.notes (user_id, body) VALUES ('ann', 'a'), ('bob', 'b')")
+        conn.execute(
+            "INSERT INTO pymem.notes (user_id, body) VALUES ('ann', 'a'), ('bob', 'b'), ('cy', 'c')"
+        )
+        conn.execute("DELETE FROM pymem.notes WHERE id = 3")  # the identity stands at 3
+        conn.execute("ALTER TABLE pymem.notes OWNER TO pymem_test_owner")
+        conn.execute("GRANT SELECT ON pymem.notes TO pymem_test_reader WITH GRANT OPTION")
+        conn.execute("GRANT UPDATE (body) ON pymem.notes TO pymem_test_reader")
+        conn.execute(
+            "CREATE TRIGGER notes_touch BEFORE UPDATE ON pymem.notes FOR EACH ROW"
+            " EXECUTE FUNCTION suppress_redundant_updates_trigger()"
+        )
+        conn.execute("ALTER TABLE pymem.notes DISABLE TRIGGER notes_touch")
+
         result = migrate(empty_dsn)
         assert result.partitioned == [("notes", 2, 2)]
         assert conn.execute(
-            "SELECT relkind FROM pg_class WHERE oid = 'pymem.notes'::regclass"
-        ).fetchone() == ("p",)
-        conn.execute("INSERT INTO pymem.notes (user_id, body) VALUES ('ann', 'c')")
-        assert conn.execute("SELECT max(id) FROM pymem.notes").fetchone() == (3,)
+            "SELECT relkind, relowner::regrole::text FROM pg_class"
+            " WHERE oid = 'pymem.notes'::regclass"
+        ).fetchone() == ("p", "pymem_test_owner")
+        assert conn.execute(
+            "SELECT relowner::regrole::text FROM pg_class WHERE oid = 'pymem.notes_p1'::regclass"
+        ).fetchone() == ("pymem_test_owner",)
+        assert conn.execute(
+            "SELECT has_table_privilege('pymem_test_reader', 'pymem.notes',"
+            " 'SELECT WITH GRANT OPTION'), has_column_privilege('pymem_test_reader',"
+            " 'pymem.notes', 'body', 'UPDATE'), has_column_privilege('pymem_test_reader',"
+            " 'pymem.notes', 'user_id', 'UPDATE')"
+        ).fetchone() == (True, True, False)
+        assert conn.execute(
+            "SELECT tgenabled FROM pg_trigger WHERE tgrelid = 'pymem.notes'::regclass"
+            " AND tgname = 'notes_touch'"
+        ).fetchone() == ("D",)
+        conn.execute("INSERT INTO pymem.notes (user_id, body) VALUES ('ann', 'd')")
+        assert conn.execute("SELECT id, n FROM pymem.notes WHERE body = 'd'").fetchone() == (4, 4)
         conn.execute("DROP TABLE pymem.notes")
+        conn.execute("DROP ROLE pymem_test_owner")
+        conn.execute("DROP ROLE pymem_test_reader")
+
+
+def test_what_would_be_lost_makes_partitioning_fail_whole(empty_dsn):
+    """A policy of another table, or a column of another table typed by a table's
+    rows, would go with the old table: the conversion fails, nothing changed."""
+    migrate(empty_dsn)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        store = MemoryStore(conn)
+        store.upsert(A, "ann drinks green tea", unit(0))
+        conn.execute(
+            "CREATE POLICY reviews_of_live_memories ON pymem.reviews AS RESTRICTIVE"
+            " USING (EXISTS (SELECT FROM pymem.memories AS m WHERE m.user_id = reviews.user_id"
+            " AND m.id = reviews.memory_id))"
+        )
+        with pytest.raises(StoreConflict, match="other objects depend on it"):
+            store.partition_by_user(2)
+        conn.execute("DROP POLICY reviews_of_live_memories ON pymem.reviews")
+        conn.execute("CREATE TABLE public.archive (snapshot pymem.memories[])")
+        with pytest.raises(StoreConflict):
+            store.partition_by_user(2)
+        assert store.store_partitions() is None
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (1,)
+        conn.execute("DROP TABLE public.archive")
+        assert len(store.partition_by_user(2)) >= 11
