@@ -168,7 +168,10 @@ def run(
             order = ("plain", "partitioned") if i % 2 == 0 else ("partitioned", "plain")
             pairs = [
                 (("recall", (user, vector)), ("recall_floor", (user, vector))),
-                (("upsert", (user, fact, vector)), ("upsert_floor", (user, vector, user, fact, vector))),
+                (
+                    ("upsert", (user, fact, vector)),
+                    ("upsert_floor", (user, vector, user, fact, vector)),
+                ),
             ]
             # a call and its floor read the same user's pages: whichever runs first
             # reads them from disk, so each goes first in every other round
