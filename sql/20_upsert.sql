@@ -324,21 +324,31 @@ BEGIN
     -- the same markers (normalizing drops the point of "3.5 kg").
     -- Consolidated fragments count: a fact already absorbed is not stored
     -- again; it reinforces the live record it was consolidated into.
-    SELECT m.id, 1 - (m.embedding <=> item.embedding) AS sim,
-        m.canonical_fingerprint = v_canonical_fingerprint AS by_canonical
+    -- Two index lookups, not one OR: most writes carry no canonical, and
+    -- then the second alone is one plain btree probe.
+    SELECT c.id, c.sim, c.by_canonical
     INTO v_candidate
-    FROM pymem.memories AS m
-    WHERE m.user_id = _match.user_id
-        AND m.kind = item.kind
-        AND m.deleted_at IS NULL
-        AND (
-            m.canonical_fingerprint = v_canonical_fingerprint
-            OR (
-                m.fingerprint = v_fingerprint
-                AND pymem._fact_markers(m.content) = v_markers
-            )
-        )
-    ORDER BY m.consolidated_into IS NULL DESC, m.created_at
+    FROM (
+        SELECT m.id, 1 - (m.embedding <=> item.embedding) AS sim, TRUE AS by_canonical,
+            m.consolidated_into IS NULL AS live, m.created_at
+        FROM pymem.memories AS m
+        WHERE v_canonical_fingerprint IS NOT NULL
+            AND m.user_id = _match.user_id
+            AND m.kind = item.kind
+            AND m.deleted_at IS NULL
+            AND m.canonical_fingerprint = v_canonical_fingerprint
+        UNION ALL
+        SELECT m.id, 1 - (m.embedding <=> item.embedding),
+            coalesce(m.canonical_fingerprint = v_canonical_fingerprint, FALSE),
+            m.consolidated_into IS NULL, m.created_at
+        FROM pymem.memories AS m
+        WHERE m.user_id = _match.user_id
+            AND m.kind = item.kind
+            AND m.deleted_at IS NULL
+            AND m.fingerprint = v_fingerprint
+            AND pymem._fact_markers(m.content) = v_markers
+    ) AS c
+    ORDER BY c.live DESC, c.created_at
     LIMIT 1;
     IF found THEN
         target_id := pymem._live_record(user_id, v_candidate.id);
