@@ -75,7 +75,7 @@ def summarize(
     rows.append(
         {
             "bench": "import",
-            "case": f"{im['lines']:,} JSONL lines, {im['restated']} restated",
+            "case": f"{im['lines']:,} JSONL lines a turn (a, b, b, a), {im['restated']} restated",
             "unit": "rows/s",
             "values": {
                 "plain one-row INSERT": round(im["plain_rows_per_s"]),
