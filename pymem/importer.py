@@ -24,6 +24,8 @@ from pymem.errors import InvalidBatch
 from pymem.store import MemoryStore
 
 Embed = Callable[[list[str]], Any]
+# the default progress stream: sys.stderr looked up at call time, not bound at import
+_STDERR = object()
 
 
 @dataclass
@@ -66,9 +68,12 @@ def import_file(
     *,
     embed: Embed | None = None,
     batch_size: int = 500,
-    progress: TextIO | None = sys.stderr,
+    progress: TextIO | object | None = _STDERR,
 ) -> ImportResult:
-    """Import ``path`` into ``store``; returns the counts of each action."""
+    """Import ``path`` into ``store``; returns the counts of each action. The progress
+    bar goes to ``progress`` (sys.stderr as it is at call time; None: no bar)."""
+    if progress is _STDERR:
+        progress = sys.stderr
     path = Path(path)
     records = list(_records(path))
     pending: dict[str, list[tuple[int, dict[str, Any]]]] = {}
