@@ -189,7 +189,8 @@ class NotConsolidated(PymemError):
 
 class ConsolidationMembership(PymemError):
     """undo: the restored version would take a fragment out of (or put it back into) a
-    consolidation; ``unconsolidate`` is the undo of a consolidation."""
+    consolidation, or revive the record of an undone one; ``unconsolidate`` is the undo
+    of a consolidation, ``consolidate`` makes a new one."""
 
     sqlstate = "PM046"
 

@@ -689,6 +689,18 @@ BEGIN
             USING ERRCODE = 'PM046',
                 HINT = 'pymem.unconsolidate(user_id, <the consolidation>) undoes a consolidation.';
     END IF;
+    -- The record of an undone consolidation: restored, it would stand live
+    -- beside the fragments unconsolidate gave back; they are consolidated
+    -- again with consolidate, which makes a new record.
+    IF (v_ver.previous ->> 'deleted_at') IS NULL AND EXISTS (
+        SELECT FROM pymem.consolidations AS c
+        WHERE c.user_id = undo.user_id AND c.id = undo.memory_id AND c.undone_at IS NOT NULL
+    ) THEN
+        RAISE EXCEPTION 'memory % is a consolidation that unconsolidate undid; undo cannot '
+            'bring it back beside its fragments', memory_id
+            USING ERRCODE = 'PM046',
+                HINT = 'Consolidate the fragments again with pymem.consolidate.';
+    END IF;
     PERFORM pymem._set_change_reason(format('undo: restored version %s (%s)',
         v_ver.version, v_ver.reason));
     UPDATE pymem.memories AS m

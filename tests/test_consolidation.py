@@ -547,6 +547,10 @@ def test_undo_leaves_consolidation_membership_to_unconsolidate(store, sql):
     err = refused(sql, ConsolidationMembership, "PM046", lambda: store.undo(USER, ids[0]))
     assert "put it back into" in str(err)
     assert memory(sql, ids[0])["consolidated_into"] is None
+    # nor the record back to life beside its restored fragments
+    err = refused(sql, ConsolidationMembership, "PM046", lambda: store.undo(USER, rid))
+    assert "unconsolidate undid" in str(err)
+    assert memory(sql, rid)["deleted_at"] is not None
 
 
 # -- maintenance plans ---------------------------------------------------------------------
