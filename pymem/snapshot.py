@@ -66,7 +66,10 @@ _QUERIES: dict[str, str] = {
             AND NOT c.relispartition AND a.attnum > 0 AND NOT a.attisdropped
     """,
     "constraint": """
-        SELECT format('%s %s %s', c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid))
+        -- NOT VALID is a state, not the schema: partitioning copies every row
+        -- through the check, and a DBA may VALIDATE it any time
+        SELECT format('%s %s %s', c.conrelid::regclass, c.conname,
+                      replace(pg_get_constraintdef(c.oid), ' NOT VALID', ''))
         FROM pg_constraint AS c
         JOIN pg_class AS t ON t.oid = c.conrelid
         WHERE c.connamespace = 'pymem'::regnamespace AND c.conrelid <> 0

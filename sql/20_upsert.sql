@@ -348,7 +348,9 @@ BEGIN
             AND m.fingerprint = v_fingerprint
             AND pymem._fact_markers(m.content) = v_markers
     ) AS c
-    ORDER BY c.live DESC, c.created_at
+    -- rows of one batch share created_at: the canonical match, then the id,
+    -- so the same store always picks the same row
+    ORDER BY c.live DESC, c.created_at, c.by_canonical DESC, c.id
     LIMIT 1;
     IF found THEN
         target_id := pymem._live_record(user_id, v_candidate.id);

@@ -194,8 +194,8 @@ BEGIN
             ORDER BY sc.final_score DESC, sc.id
         LOOP
             IF NOT v_row.proven THEN
-                -- a pool 16 times larger, then every row
-                v_pool := CASE WHEN v_pool < 10000 THEN v_pool * 16 END;
+                -- a pool 16 times larger, then every row: at most three passes
+                v_pool := CASE WHEN v_pool = 8 * recall.k + 64 THEN v_pool * 16 END;
                 CONTINUE passes;
             END IF;
             memory_id := v_row.id;

@@ -89,12 +89,13 @@ def test_a_store_from_before_the_edit_of_0004_is_repaired(fresh_dsn):
     try:
         with backend.lock():
             backend.rollback_migrations(backend.to_rollback(migrations.filter(
-                lambda m: m.id == "0008.security")))  # fmt: skip
+                lambda m: m.id >= "0008.security")))  # fmt: skip
     finally:
         backend.connection.close()
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute("ALTER TABLE pymem.settings DROP COLUMN trigram_min_similarity")
-    assert migrate(fresh_dsn).applied == ["0008.security"]
+    later = [m.id for m in migrations if m.id >= "0008.security"]
+    assert migrate(fresh_dsn).applied == later
     _assert_snapshot(fresh_dsn, "repaired by 0008")
     with MemoryStore(fresh_dsn) as store:
         assert store.upsert("ann", "Ann plays go", unit(0)).action == "inserted"
@@ -171,3 +172,19 @@ def test_extensions_in_their_own_schema(empty_dsn):
         # a batch, in the typed form (binary vector[])
         typed = store.upsert_many("ann", [{"content": "Ann plays chess", "embedding": unit(5)}])
         assert [r.action for r in typed] == ["inserted"]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity"])
+def test_rates_and_weights_are_finite(conn, value):
+    """PostgreSQL orders NaN above every number, so `>= 0` alone let NaN and
+    Infinity in; a non-finite decay rate makes recall's scores NaN (0009)."""
+    for statement in (
+        "INSERT INTO pymem.kinds (kind, decay_rate, description) VALUES ('odd', %s, 'x')",
+        "UPDATE pymem.settings SET recall_lexical_weight = %s",
+        "UPDATE pymem.settings SET recall_state_boost = %s",
+        "INSERT INTO pymem.memories (user_id, kind, content, embedding, decay_rate)"
+        " SELECT 'u', 'fact', 'x', embedding, %s FROM (SELECT array_fill(0.1, ARRAY[512])"
+        "::real[]::public.vector AS embedding) AS v",
+    ):
+        with pytest.raises(psycopg.errors.CheckViolation), conn.transaction():
+            conn.execute(statement, (float(value),))

@@ -63,7 +63,7 @@ class PartitionSizes:
     decay_runs: int
 
 
-FULL = PartitionSizes(users=200, memories=1_000, partitions=16, rounds=300, decay_runs=3)
+FULL = PartitionSizes(users=200, memories=1_000, partitions=16, rounds=300, decay_runs=4)
 QUICK = PartitionSizes(users=20, memories=300, partitions=4, rounds=40, decay_runs=2)
 
 
