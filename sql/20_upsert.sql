@@ -366,7 +366,9 @@ BEGIN
 
     IF item.kind = 'goal' THEN
         -- 2a. Goals: the same metric with enough word overlap is one goal
-        -- (sql/35_goals.sql); never queued for review.
+        -- (sql/35_goals.sql). Vectors never merge two goals; a goal that only
+        -- looks like a live one (the related band, no shared metric) is kept
+        -- and, like any related pair, goes to the app's review.
         SELECT * INTO v_candidate FROM pymem._same_goal(
             user_id, item.content, item.embedding, item.topic, cfg.goal_overlap_threshold
         );
@@ -376,8 +378,23 @@ BEGIN
             matched_id := v_candidate.memory_id;
             similarity := v_candidate.similarity;
             rule := format('same goal (%s)', array_to_string(v_candidate.metrics, ', '));
-        ELSE
-            rule := 'no live goal with the same metrics';
+            RETURN;
+        END IF;
+        rule := 'no live goal with the same metrics';
+        SELECT m.id, 1 - (m.embedding <=> item.embedding) AS sim
+        INTO v_candidate
+        FROM pymem.memories AS m
+        WHERE m.user_id = _match.user_id
+            AND m.kind = 'goal'
+            AND m.consolidated_into IS NULL
+            AND m.deleted_at IS NULL
+            AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+        ORDER BY m.embedding <=> item.embedding, m.id
+        LIMIT 1;
+        IF found AND v_candidate.sim >= item.supersede_threshold THEN
+            matched_id := v_candidate.id;
+            similarity := v_candidate.sim;
+            rule := 'related band, no shared goal metric';
         END IF;
         RETURN;
     END IF;

@@ -81,6 +81,14 @@ def test_goals_without_a_metric_dedup_only_on_exact_text(store):
     # near-identical vector, no known metric: a separate goal
     near = store.upsert(USER, "Finish a marathon within a year", unit(0), "goal")
     assert near.action == "inserted"
+    # ... kept, and queued for the app's review like any related pair
+    assert (near.matched_id, near.rule) == (first.memory_id, "related band, no shared goal metric")
+    assert [(r.memory_id, r.matched_id) for r in store.pending_reviews(USER)] == [
+        (near.memory_id, first.memory_id)
+    ]
+    # a goal far from every live goal is not queued
+    far = store.upsert(USER, "Learn to play the cello", unit(7), "goal")
+    assert far.matched_id is None and len(store.pending_reviews(USER)) == 1
     again = store.upsert(USER, "Run a marathon next year!", unit(5), "goal")
     assert (again.action, again.memory_id) == ("duplicate", first.memory_id)
 
