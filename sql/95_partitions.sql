@@ -4,6 +4,20 @@
 -- primary, unique and foreign key already includes user_id, which is what
 -- both partitions and Citus co-location need (docs/scaling.md).
 
+-- A role as GRANT and REVOKE name it (0 is PUBLIC in an ACL).
+CREATE OR REPLACE FUNCTION pymem._grantee(role oid)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public
+RETURN CASE
+    WHEN role = 0 THEN 'PUBLIC'
+    ELSE (
+        SELECT quote_ident(r.rolname)
+        FROM pg_roles AS r
+        WHERE r.oid = role
+    )
+END;
+
 -- Each leaf partition carries its parent's row security and privileges:
 -- maintenance (apply_decay) reads leaves directly, and a leaf queried on
 -- its own must not show more than its parent would. Idempotent; run by
@@ -75,12 +89,10 @@ BEGIN
         IF v_leaf.grants_differ THEN
             FOR v_statement IN
                 SELECT DISTINCT format(
-                    'REVOKE ALL ON %s FROM %s', v_leaf.leaf,
-                    CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+                    'REVOKE ALL ON %s FROM %s', v_leaf.leaf, pymem._grantee(a.grantee)
                 )
                 FROM pg_class AS c
                 CROSS JOIN LATERAL aclexplode(c.relacl) AS a
-                LEFT JOIN pg_roles AS r ON r.oid = a.grantee
                 WHERE c.oid = v_leaf.leaf AND a.grantee <> c.relowner
             LOOP
                 EXECUTE v_statement;
@@ -129,12 +141,10 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public
 AS $$
     SELECT format(
-        'GRANT %s ON %s %s TO %s%s', a.privilege_type, kind, target,
-        CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+        'GRANT %s ON %s %s TO %s%s', a.privilege_type, kind, target, pymem._grantee(a.grantee),
         CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END
     )
     FROM aclexplode(acl) AS a
-    LEFT JOIN pg_roles AS r ON r.oid = a.grantee
     WHERE a.grantee <> owner
     ORDER BY 1
 $$;
@@ -250,50 +260,27 @@ BEGIN
         END LOOP;
 
         -- Functions on a table's row type (or with it in their body) go with
-        -- the old table; their definitions and grants are kept to re-create.
+        -- the old table; their definitions, grants and owner are kept to
+        -- re-create.
         SELECT coalesce(array_agg(s.statement ORDER BY s.step, s.statement), '{}')
         INTO v_functions
-        FROM (
-            SELECT 1 AS step, pg_get_functiondef(f.oid) AS statement
-            FROM pg_proc AS f
-            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+        FROM pymem._table_dependents(v_tables) AS f
+        CROSS JOIN LATERAL (
+            SELECT 1 AS step, pg_get_functiondef(f.fn) AS statement
             UNION ALL
-            SELECT 2, format('REVOKE ALL ON %s %s FROM PUBLIC', k.kind, f.oid::regprocedure)
-            FROM pg_proc AS f
-            CROSS JOIN LATERAL (
-                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
-            ) AS k
-            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables)) AND f.proacl IS NOT NULL
+            SELECT 2, format('REVOKE ALL ON %s %s FROM PUBLIC', f.kind, f.signature)
+            WHERE f.acl IS NOT NULL
             UNION ALL
             SELECT 3, g.statement
-            FROM pg_proc AS f
-            CROSS JOIN LATERAL (
-                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
-            ) AS k
-            CROSS JOIN LATERAL pymem._grants_of(
-                f.proacl, f.proowner, k.kind, f.oid::regprocedure::text
-            ) AS g (statement)
-            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+            FROM pymem._grants_of(f.acl, f.owner, f.kind, f.signature) AS g (statement)
             UNION ALL
-            SELECT 4, format(
-                'ALTER %s %s OWNER TO %I', k.kind, f.oid::regprocedure, f.proowner::regrole
-            )
-            FROM pg_proc AS f
-            CROSS JOIN LATERAL (
-                SELECT CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
-            ) AS k
-            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+            SELECT 4, format('ALTER %s %s OWNER TO %I', f.kind, f.signature, f.owner::regrole)
         ) AS s;
         -- Dropped here, RESTRICT: a view, a default or a policy using one of
         -- them makes the whole conversion fail instead of vanishing with it.
         FOR v_statement IN
-            SELECT format(
-                'DROP %s %s',
-                CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
-                f.oid::regprocedure
-            )
-            FROM pg_proc AS f
-            WHERE f.oid IN (SELECT pymem._table_dependents(v_tables))
+            SELECT format('DROP %s %s', f.kind, f.signature)
+            FROM pymem._table_dependents(v_tables) AS f
         LOOP
             EXECUTE v_statement;
         END LOOP;
@@ -332,12 +319,11 @@ BEGIN
             UNION ALL
             SELECT 6, format(
                 'GRANT %s (%I) ON TABLE %s TO %s%s', g.privilege_type, a.attname, v_table,
-                CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+                pymem._grantee(g.grantee),
                 CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END
             )
             FROM pg_attribute AS a
             CROSS JOIN LATERAL aclexplode(a.attacl) AS g
-            LEFT JOIN pg_roles AS r ON r.oid = g.grantee
             WHERE a.attrelid = v_table AND a.attacl IS NOT NULL
             UNION ALL
             SELECT 4, format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_table)
@@ -474,18 +460,29 @@ BEGIN
 END;
 $$;
 
--- Functions that depend on one of the tables or on its row type.
+-- Functions that depend on one of the tables or on its row type, with
+-- what re-creating them takes.
 CREATE OR REPLACE FUNCTION pymem._table_dependents(tables regclass[])
-RETURNS SETOF oid
+RETURNS TABLE (fn oid, kind text, signature text, acl aclitem[], owner oid)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public
 AS $$
-    SELECT DISTINCT d.objid
-    FROM pg_depend AS d
-    INNER JOIN pg_class AS t ON t.oid = ANY(tables)
-    LEFT JOIN pg_type AS rowtype ON rowtype.oid = t.reltype
-    WHERE d.classid = 'pg_proc'::regclass
-        AND d.refobjid IN (t.oid, t.reltype, rowtype.typarray)
+    SELECT
+        f.oid,
+        CASE f.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+        f.oid::regprocedure::text,
+        f.proacl,
+        f.proowner
+    FROM pg_proc AS f
+    WHERE f.oid IN (
+        SELECT d.objid
+        FROM pg_depend AS d
+        INNER JOIN pg_class AS t ON t.oid = ANY(tables)
+        LEFT JOIN pg_type AS rowtype ON rowtype.oid = t.reltype
+        WHERE d.classid = 'pg_proc'::regclass
+            AND d.refobjid IN (t.oid, t.reltype, rowtype.typarray)
+    )
+    ORDER BY f.oid
 $$;
 
 -- The number of hash partitions of pymem.memories, NULL for a plain table.

@@ -277,3 +277,25 @@ def test_what_would_be_lost_makes_partitioning_fail_whole(empty_dsn):
         assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (1,)
         conn.execute("DROP TABLE public.archive")
         assert len(store.partition_by_user(2)) >= 11
+
+
+def test_partitioning_a_new_table_waits_at_most_lock_timeout(empty_dsn):
+    """Behind a reader of the new table the conversion's lock would queue and block every
+    reader after it: it gives up after lock_timeout, changes nothing, and the next run does it."""
+    import time
+
+    from pymem.errors import LockTimeout
+
+    migrate(empty_dsn, partitions=2)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE pymem.notes (user_id text NOT NULL, body text)")
+    with psycopg.connect(empty_dsn) as reader:
+        reader.execute("SELECT count(*) FROM pymem.notes").fetchone()  # an open transaction
+        started = time.monotonic()
+        with pytest.raises(LockTimeout):
+            migrate(empty_dsn, lock_timeout="300ms")
+        assert time.monotonic() - started < 10
+        reader.rollback()
+    assert migrate(empty_dsn).partitioned == [("notes", 2, 0)]
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE pymem.notes")
