@@ -304,20 +304,33 @@ def run_naive(dsn: str, data: Dataset, vectors: dict[str, np.ndarray], qvectors,
     return run
 
 
-def run_pymem(dsn: str, data: Dataset, vectors, qvectors, embed, progress) -> tuple[Run, Run]:
-    """The stream through upsert_memory; then the same store after an oracle reviewer."""
+REVIEWED = "reviewed:"  # the reviewed pass writes as these users, beside the first pass
+
+
+def run_pymem(
+    dsn: str, data: Dataset, vectors, qvectors, embed, progress, *, reviewer: bool = False
+) -> Run:
+    """The stream through upsert_memory. With ``reviewer``, a perfect reviewer (the app's
+    LLM) settles each user's review queue at the end of every session, the day it
+    filled, as an app answering ``review_due`` would; this pass writes as users of its
+    own (``reviewed:<user>``) in the same store."""
     from pymem.store import MemoryStore
 
+    prefix = REVIEWED if reviewer else ""
     run = Run()
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     row_fact: dict[Any, str] = {}  # memory id -> fact of its current content
     last_day: dict[Any, float] = {}  # memory id -> day of the last write that touched it
     with MemoryStore(dsn) as store:
         embed.configure(store)
+        session: tuple[str, float] | None = None
         for m in data.memories:
+            if reviewer and session is not None and session != (m.user, m.day):
+                _oracle_review(store, data, session, prefix, run.decisions, last_day)
+            session = (m.user, m.day)
             started = time.perf_counter()
             r = store.upsert(
-                m.user,
+                prefix + m.user,
                 m.content,
                 vectors[m.id],
                 m.kind,
@@ -336,13 +349,12 @@ def run_pymem(dsn: str, data: Dataset, vectors, qvectors, embed, progress) -> tu
             counts = run.by_label.setdefault(m.label, {})
             counts[decided] = counts.get(decided, 0) + 1
             last_day[r.memory_id] = m.day
-            progress.step("pymem: write")
+            progress.step("pymem+reviewer: write" if reviewer else "pymem: write")
+        if reviewer and session is not None:
+            _oracle_review(store, data, session, prefix, run.decisions, last_day)
         _age(store, data, last_day)
-        _collect(store, data, qvectors, run, progress)
-        reviewed = Run(latencies=run.latencies, false_merges=list(run.false_merges))
-        reviewed.decisions = _oracle_review(store, data)
-        _collect(store, data, qvectors, reviewed, progress)
-    return run, reviewed
+        _collect(store, data, qvectors, run, progress, prefix)
+    return run
 
 
 def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
@@ -360,60 +372,72 @@ def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
     store.apply_decay()
 
 
-def _collect(store, data: Dataset, qvectors, run: Run, progress) -> None:
+def _collect(store, data: Dataset, qvectors, run: Run, progress, prefix: str = "") -> None:
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
+    users = sorted({prefix + m.user for m in data.memories})
     with store._connection() as conn:
         for user, rid, content in conn.execute(
             "SELECT user_id, id, content FROM pymem.memories"
-            " WHERE deleted_at IS NULL AND consolidated_into IS NULL ORDER BY created_at, id"
+            " WHERE deleted_at IS NULL AND consolidated_into IS NULL AND user_id = ANY(%s)"
+            " ORDER BY created_at, id",
+            (users,),
         ):
+            user = user.removeprefix(prefix)
             run.rows.append((user, str(rid), fact_by_text[(user, content)]))
         for user, a, b in conn.execute(
             "SELECT user_id, memory_id, matched_id FROM pymem.reviews"
-            " WHERE resolved_at IS NULL AND memory_id IS NOT NULL"
+            " WHERE resolved_at IS NULL AND memory_id IS NOT NULL AND user_id = ANY(%s)",
+            (users,),
         ):
-            run.reviewed_pairs.add((user, frozenset((str(a), str(b)))))
+            run.reviewed_pairs.add((user.removeprefix(prefix), frozenset((str(a), str(b)))))
     for q in data.questions:
-        hits = store.recall(q.user, qvectors[q.id], k=K, query_text=q.text)
+        hits = store.recall(prefix + q.user, qvectors[q.id], k=K, query_text=q.text)
         run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]
-        progress.step("pymem: recall")
+        progress.step("pymem+reviewer: recall" if prefix else "pymem: recall")
 
 
-def _oracle_review(store, data: Dataset) -> dict[str, int]:
-    """What a perfect reviewer (the app's LLM, right every time) does with the queue:
-    the same fact is a duplicate, a new value of the slot supersedes, a contradiction
-    stays open for the user, anything else is kept."""
-    from pymem.errors import PymemError
-
+def _oracle_review(
+    store,
+    data: Dataset,
+    session: tuple[str, float],
+    prefix: str,
+    decisions: dict[str, int],
+    last_day: dict[Any, float],
+) -> None:
+    """What a perfect reviewer (the app's LLM, right every time) does with one user's
+    queue at the end of a session: the same fact is a duplicate, a new value of the slot
+    supersedes, a contradiction stays open for the user, anything else is kept. The
+    survivor of a merge was mentioned that day."""
+    user, day = session
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     contradicting = {
         (m.user, frozenset((m.fact, m.contradicts))) for m in data.memories if m.contradicts
     }
-    users = sorted({m.user for m in data.memories})
-    decisions: dict[str, int] = {}
-    for user in users:
-        for r in store.pending_reviews(user):
-            if r.cause != "related" or r.content is None or r.matched_content is None:
-                continue
-            newer = fact_by_text[(user, r.content)]
-            older = fact_by_text[(user, r.matched_content)]
-            if (user, frozenset((newer, older))) in contradicting:
-                decision = "left open (contradiction)"
-                decisions[decision] = decisions.get(decision, 0) + 1
-                continue
-            if newer == older:
-                decision = "duplicate"
-            elif slot_of[(user, newer)] == slot_of[(user, older)]:
-                decision = "supersede"
-            else:
-                decision = "keep_both"
-            try:
-                store.resolve_review(user, r.memory_id, decision)
-            except PymemError:
-                decision = "dropped (pair retired by an earlier decision)"
+    for r in store.pending_reviews(prefix + user):
+        if r.cause != "related" or r.content is None or r.matched_content is None:
+            continue
+        newer = fact_by_text[(user, r.content)]
+        older = fact_by_text[(user, r.matched_content)]
+        if (user, frozenset((newer, older))) in contradicting:
+            decision = "left open (contradiction)"
             decisions[decision] = decisions.get(decision, 0) + 1
-    return decisions
+            continue
+        if newer == older:
+            decision = "duplicate"
+        elif slot_of[(user, newer)] == slot_of[(user, older)]:
+            decision = "supersede"
+        else:
+            decision = "keep_both"
+        try:
+            survivor = store.resolve_review(prefix + user, r.memory_id, decision)
+        except PymemError:
+            decision = "dropped (pair retired by an earlier decision)"
+        else:
+            if decision != "keep_both":
+                last_day[survivor] = day
+                last_day.pop(r.memory_id, None)
+        decisions[decision] = decisions.get(decision, 0) + 1
 
 
 def evaluate(
@@ -439,10 +463,11 @@ def evaluate(
     )
     target = eval_database(dsn, database)
     migrate(target)
-    steps = 2 * len(data.memories) + 3 * len(data.questions)
+    steps = 3 * len(data.memories) + 3 * len(data.questions)
     progress = Progress(steps, progress_stream)
     naive = run_naive(target, data, vectors, qvectors, progress)
-    ours, reviewed = run_pymem(target, data, vectors, qvectors, embed, progress)
+    ours = run_pymem(target, data, vectors, qvectors, embed, progress)
+    reviewed = run_pymem(target, data, vectors, qvectors, embed, progress, reviewer=True)
     fact_of = data.fact_of()
 
     def missed(run: Run) -> list[dict[str, Any]]:

@@ -92,7 +92,7 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
             conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
     assert code == 0
     captured = capsys.readouterr()
-    assert "] " in captured.err and f"/{2 * memories + 3 * (len(part) - memories)}" in captured.err
+    assert "] " in captured.err and f"/{3 * memories + 3 * (len(part) - memories)}" in captured.err
     result = json.loads(captured.out)
     naive, ours = result["naive"], result["pymem"]
     for side in (naive, ours, result["pymem_reviewed"]):
