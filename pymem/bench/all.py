@@ -220,14 +220,16 @@ def run_all(
     log=None,
     *,
     suffix: str = "",
+    raw: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every benchmark, each in a fresh database of its own; the summary and the machine."""
+    """Every benchmark, each in a fresh database of its own; the summary and the machine.
+    ``raw``, when given, receives each benchmark's own result by name (not JSON)."""
     from pymem.migrate import migrate
     from pymem.server import create_database
 
     log = log or (lambda line: print(line, file=sys.stderr))
     up_sizes, im_sizes, rc_sizes, co_sizes, pa_sizes = sizes
-    results = {}
+    results = raw if raw is not None else {}
     # migrated once, cloned for each benchmark
     template = f"pymem_bench_all_template{suffix}"
     admin, template_dsn = common.bench_database(dsn, template)
