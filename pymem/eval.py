@@ -173,7 +173,7 @@ class Run:
     # the write path's decisions by the dataset's label: {"paraphrase": {"duplicate": 3}}
     by_label: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def metrics(self, data: Dataset) -> dict[str, float]:
+    def metrics(self, data: Dataset) -> dict[str, float | None]:
         live = len(self.rows)
         distinct = len({(u, f) for u, _, f in self.rows})
         sets = _conflict_sets(data)
@@ -208,8 +208,9 @@ class Run:
         facts = len({(m.user, m.fact) for m in data.memories})
         return {
             "duplicate_rate": (live - distinct) / live if live else 0.0,
-            "recall_at_5": hits / len(data.questions) if data.questions else 0.0,
-            "contradiction_rate": silent / len(sets) if sets else 0.0,
+            # None (JSON null, "n/a" in the table): nothing to measure it on
+            "recall_at_5": hits / len(data.questions) if data.questions else None,
+            "contradiction_rate": silent / len(sets) if sets else None,
             "false_merge_rate": len(self.false_merges) / facts,
             "write_latency_ms": 1000 * float(np.mean(self.latencies)) if self.latencies else 0.0,
             "store_size": live,
@@ -497,7 +498,9 @@ def evaluate(
     }
 
 
-def _format(name: str, value: float) -> str:
+def _format(name: str, value: float | None) -> str:
+    if value is None:
+        return "n/a"
     if name == "store_size":
         return f"{int(value)}"
     if name == "write_latency_ms":

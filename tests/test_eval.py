@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -13,9 +14,30 @@ import psycopg
 import pytest
 
 from pymem.cli import main
-from pymem.eval import DEFAULT_DATASET, METRICS, InvalidDataset, load_dataset
+from pymem.eval import (
+    DEFAULT_DATASET,
+    METRICS,
+    InvalidDataset,
+    evaluate,
+    format_report,
+    load_dataset,
+)
+from tests.conftest import unit
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class _ToyEmbedder:
+    """One axis a distinct text; the store's settings stay the defaults."""
+
+    def __init__(self) -> None:
+        self.axes: dict[str, int] = {}
+
+    def __call__(self, texts):
+        return [unit(self.axes.setdefault(t, len(self.axes))) for t in texts]
+
+    def configure(self, store) -> None:
+        return None
 
 
 def test_the_bundled_stream_has_what_the_issue_asks_for():
@@ -110,3 +132,33 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
     assert ours["unreviewed_duplicate_rate"] < naive["duplicate_rate"]
     assert ours["contradiction_rate"] < 1.0
     assert ours["recall_at_5"] >= 0.8
+
+
+def test_a_stream_without_questions_or_conflicts_reports_na(admin_dsn, tmp_path, capsys):
+    """Nothing to measure recall or contradictions on: n/a (JSON null), not 0%."""
+    path = tmp_path / "tiny.jsonl"
+    path.write_text(
+        '{"type": "memory", "id": "m1", "user": "u", "fact": "tea", "content": "likes tea"}\n'
+        '{"type": "memory", "id": "m2", "user": "u", "fact": "tea", "content": "likes tea",'
+        ' "label": "paraphrase", "day": 1}\n',
+        encoding="utf-8",
+    )
+    database = f"pymem_eval_{uuid.uuid4().hex[:8]}"
+    embed = _ToyEmbedder()
+    try:
+        result = evaluate(
+            admin_dsn, path, database=database, embed=embed, progress_stream=io.StringIO()
+        )
+        lines: list[str] = []
+        format_report(result, lines.append)
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+    for side in ("naive", "pymem", "pymem_reviewed"):
+        assert result[side]["recall_at_5"] is None
+        assert result[side]["contradiction_rate"] is None
+    assert result["naive"]["duplicate_rate"] == 0.5
+    # the same text is the same fact: stored once
+    assert result["pymem"]["store_size"] == 1 and result["pymem"]["duplicate_rate"] == 0.0
+    table = "\n".join(lines)
+    assert "recall_at_5" in table and "n/a" in table
