@@ -349,6 +349,9 @@ BEGIN
     IF v_too_long IS NOT NULL THEN
         PERFORM pymem._check_contact_name(v_too_long, 'alias');
     END IF;
+    -- like every writer: a concurrent merge_contacts cannot remove the
+    -- contact between its lookup here and the links written below
+    PERFORM pymem._lock_user(user_id);
     PERFORM pymem._check_memory_ids(user_id, memory_ids);
 
     v_id := pymem._contact_upsert(user_id, name);
@@ -476,6 +479,10 @@ DECLARE
     v_merge pymem.contacts;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    -- before the lookups: a merge that waited for another one sees its
+    -- result (the merged name is an alias of keep now: PM033), never a
+    -- contact deleted under it
+    PERFORM pymem._lock_user(user_id);
     v_keep_id := pymem._contact_id(user_id, keep);
     v_merge_id := pymem._contact_id(user_id, merge);
     IF v_keep_id = v_merge_id THEN
@@ -637,6 +644,9 @@ BEGIN
         RAISE EXCEPTION 'k must be a positive number of memories, got %', coalesce(k::text, 'NULL')
             USING ERRCODE = 'PM006';
     END IF;
+    -- it writes links ('text'): a concurrent merge must not remove the
+    -- contact between the lookup and the insert
+    PERFORM pymem._lock_user(user_id);
     v_id := pymem._contact_id(user_id, contact);
     v_keys := array(
         SELECT c.normalized_name FROM pymem.contacts AS c

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from uuid import UUID
 
@@ -248,6 +249,60 @@ def test_merge_moves_everything_and_keeps_the_merged_name(store, conn):
         store.merge_contacts("alice", "小红", "阿红")
     with pytest.raises(ContactNotFound), conn.transaction():
         store.merge_contacts("alice", "小红", "小明")
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda s, m: s.merge_contacts("alice", "Bob", "Rob"), InvalidContactMerge),
+        (lambda s, m: s.merge_contacts("alice", "Rob", "Bob"), InvalidContactMerge),
+        (lambda s, m: s.sync_contact("alice", "Rob", [m], aliases=["Robbie"]), "keep"),
+        (lambda s, m: [r.memory_id for r in s.contact_memories("alice", "Rob")], "memory"),
+    ],
+    ids=["merge-again", "merge-back", "sync", "contact-memories"],
+)
+def test_a_call_that_waited_for_a_merge_sees_its_result(fresh_dsn, call, expected):
+    """The merged contact is gone when the waiting call goes on: it must find the survivor
+    by the alias the merge left, not write links to a deleted row (raw 23503/23502)."""
+    with MemoryStore(fresh_dsn) as setup:
+        (memory,) = remember(setup, ["Rob likes tea"])
+        keep = setup.sync_contact("alice", "Bob", attributes={"a": 1})
+        setup.sync_contact("alice", "Rob", attributes={"b": 2})
+    outcome: list = []
+
+    def second():
+        with MemoryStore(fresh_dsn) as store:
+            try:
+                outcome.append(call(store, memory))
+            except Exception as exc:  # checked by the main thread
+                outcome.append(exc)
+
+    with psycopg.connect(fresh_dsn) as first:
+        first.execute("SELECT pymem.merge_contacts('alice', 'Bob', 'Rob')")
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        deadline = time.monotonic() + 10
+        while (
+            time.monotonic() < deadline
+            and not first.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()[0]
+        ):
+            time.sleep(0.01)
+        first.commit()
+    waiter.join(timeout=30)
+    (result,) = outcome
+    if expected == "keep":
+        assert result == keep
+    elif expected == "memory":
+        assert result == [memory]
+    else:
+        assert isinstance(result, expected), result
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT id, attributes FROM pymem.contacts").fetchall() == [
+            (keep, {"a": 1, "b": 2})
+        ]
 
 
 # -- mentions ------------------------------------------------------------------------
