@@ -26,7 +26,11 @@ BEGIN
         WHEN 'low' THEN 0.3
     END;
     IF v_value IS NULL AND btrim(confidence) ~ '^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$' THEN
-        v_value := btrim(confidence)::double precision;
+        BEGIN
+            v_value := btrim(confidence)::double precision;
+        EXCEPTION WHEN numeric_value_out_of_range THEN
+            NULL;  -- '1e400', '1e-400': not a number in [0, 1] either (PM023 below)
+        END;
     END IF;
     IF v_value IS NULL OR NOT (v_value >= 0 AND v_value <= 1) THEN
         RAISE EXCEPTION 'confidence must be high, medium, low or a number between 0 and 1, got %',
