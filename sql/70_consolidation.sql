@@ -147,8 +147,11 @@ DECLARE
 BEGIN
     -- the public callers hold it already (re-entrant); a direct call takes it
     PERFORM pymem._lock_user(user_id);
-    IF source_ids IS NULL OR array_position(source_ids, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION '%source_ids must be an array of memory ids without NULLs', label
+    -- array_position refuses a multidimensional array with a raw 0A000
+    IF source_ids IS NULL OR array_ndims(source_ids) > 1
+        OR array_position(source_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION '%source_ids must be a one-dimensional array of memory ids without NULLs',
+            label
             USING ERRCODE = 'PM040';
     END IF;
     v_ids := array(SELECT DISTINCT x FROM unnest(source_ids) AS x ORDER BY x);

@@ -305,6 +305,15 @@ def test_sources_must_be_live_memories_of_the_user(store, sql):
         "PM040",
         lambda: sql.execute("SELECT pymem.consolidate('alice', ARRAY[NULL]::uuid[], 'x', NULL)"),
     )
+    refused(  # two-dimensional: PM040, not a raw 0A000 from array_position
+        sql,
+        psycopg.Error,
+        "PM040",
+        lambda: sql.execute(
+            "SELECT pymem.consolidate('alice', ARRAY[[%s], [%s]]::uuid[], 'x', %s)",
+            (ids[0], ids[1], unit(0)),
+        ),
+    )
     refused(sql, DimensionMismatch, "PM004", lambda: store.consolidate(USER, ids, "x", [1.0, 0.0]))
     refused(
         sql, InvalidEmbedding, "PM005", lambda: store.consolidate(USER, ids, "x", np.zeros(DIM))
