@@ -198,7 +198,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def cmd_decay(args: argparse.Namespace) -> int:
     store = _store(args)
     with store:
-        if args.user:
+        # `--user ''` (an unset shell variable) is PM001, never the whole store
+        if args.user is not None:
             result = store.apply_decay(cold_below=args.cold_below, user_id=args.user)
         else:
             # commits after each batch: no lock outlives a batch on a big table

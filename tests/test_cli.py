@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import sys
 
+import psycopg
+
+from pymem import MemoryStore
 from pymem.cli import main
+from tests.conftest import unit
 
 
 def test_remember_recall_decay(fresh_dsn, capsys, embedder):
@@ -41,6 +45,15 @@ def test_decay_for_one_user(fresh_dsn, capsys, embedder):
     assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "Ann likes jazz"]) == 0
     assert main(["--dsn", fresh_dsn, "decay", "--user", "ann", "--cold-below", "1"]) == 0
     assert "moved to cold 1" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_decay_for_an_empty_user_is_refused_not_run_on_the_whole_store(fresh_dsn, capsys):
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann likes jazz", unit(0))
+    assert main(["--dsn", fresh_dsn, "decay", "--user", "", "--cold-below", "1"]) == 2
+    assert "[PM001]" in capsys.readouterr().err
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT tier FROM pymem.memories").fetchall() == [("hot",)]
 
 
 def test_missing_embedder_is_a_clear_message(fresh_dsn, capsys, monkeypatch):
