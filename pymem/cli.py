@@ -362,7 +362,17 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     store = _store(args)
     with store:
-        result = import_file(store, args.file, embed=embed, batch_size=args.batch_size)
+        # the whole file is read before the first write: nothing is imported
+        try:
+            result = import_file(store, args.file, embed=embed, batch_size=args.batch_size)
+        except UnicodeDecodeError as exc:
+            print(f"pymem: cannot read {args.file}: not UTF-8 ({exc})", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            if exc.filename != args.file:
+                raise
+            print(f"pymem: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+            return 2
     counts = ", ".join(f"{n} {action}" for action, n in sorted(result.actions.items()))
     print(
         f"imported {result.lines} lines in {result.seconds:.1f} s ({result.rate:,.0f}/s): {counts}"

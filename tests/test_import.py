@@ -11,6 +11,7 @@ import pytest
 
 from pymem import MemoryStore
 from pymem.bench.importing import QUICK, write_jsonl
+from pymem.cli import main
 from pymem.errors import InvalidBatch
 from pymem.importer import import_file
 from tests.conftest import at_cosine, unit
@@ -91,6 +92,20 @@ def test_bad_lines_are_refused_before_anything_is_written(fresh_dsn, tmp_path, l
     path.write_text(f"{good}\n{line}\n", encoding="utf-8")
     with MemoryStore(fresh_dsn) as store, pytest.raises(InvalidBatch, match=message):
         import_file(store, path, progress=None)
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not utf-8"])
+def test_cli_names_a_file_it_cannot_read_in_one_line(fresh_dsn, tmp_path, capsys, kind):
+    path = {"missing": tmp_path / "none.jsonl", "directory": tmp_path}.get(kind)
+    if path is None:
+        path = tmp_path / "latin1.jsonl"
+        good = json.dumps(_line("ann", "Ann drinks tea", unit(0)))
+        path.write_bytes(good.encode() + b"\n" + "café".encode("latin-1") + b"\n")
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"pymem: cannot read {path}: ") and "Traceback" not in err
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
 
