@@ -7,7 +7,8 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
-    IF user_id IS NULL OR btrim(user_id) = '' THEN
+    -- blank: the whitespace _check_content trims (a tab-only id is blank too)
+    IF user_id IS NULL OR btrim(user_id, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
         RAISE EXCEPTION 'user_id must be a non-empty string, got %',
             coalesce(quote_literal(user_id), 'NULL')
             USING ERRCODE = 'PM001', HINT = 'Pass the id of the user the memory belongs to.';

@@ -319,6 +319,7 @@ BAD_SQL = [
     ("SELECT pymem.set_fact(NULL, 'k', '1')", "PM001"),
     ("SELECT pymem.set_fact('ann', NULL, '1')", "PM020"),
     ("SELECT pymem.set_fact('ann', '  ', '1')", "PM020"),
+    ("SELECT pymem.set_fact('ann', E'\\t', '1')", "PM020"),
     ("SELECT pymem.set_fact('ann', 'k', NULL)", "PM021"),
     ("SELECT pymem.set_fact('ann', 'k', 'null')", "PM021"),
     ("SELECT pymem.set_fact('ann', 'k', 'not json')", "22P02"),

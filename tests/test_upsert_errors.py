@@ -83,7 +83,7 @@ def snapshot(conn, memory_id):
 # --- PM001: user id -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("user_id", [None, "", "   "])
+@pytest.mark.parametrize("user_id", [None, "", "   ", "\t", " \r\n", "\u3000"])
 def test_bad_user_id(store, conn, user_id):
     refused(conn, InvalidUserId, "PM001", lambda: store.upsert(user_id, TEXT, unit(0)))
 
