@@ -277,21 +277,26 @@ def test_a_call_that_waited_for_a_merge_sees_its_result(fresh_dsn, call, expecte
             except Exception as exc:  # checked by the main thread
                 outcome.append(exc)
 
-    with psycopg.connect(fresh_dsn) as first:
+    with (
+        psycopg.connect(fresh_dsn) as first,
+        psycopg.connect(fresh_dsn, autocommit=True) as watcher,
+    ):
         first.execute("SELECT pymem.merge_contacts('alice', 'Bob', 'Rob')")
         waiter = threading.Thread(target=second)
         waiter.start()
+        # watched from a connection of its own: inside first's transaction,
+        # pg_stat_activity is a snapshot taken once and would never show the waiter
         deadline = time.monotonic() + 10
-        while (
-            time.monotonic() < deadline
-            and not first.execute(
+        waiting = 0
+        while time.monotonic() < deadline and not waiting:
+            (waiting,) = watcher.execute(
                 "SELECT count(*) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()[0]
-        ):
+            ).fetchone()
             time.sleep(0.01)
         first.commit()
     waiter.join(timeout=30)
+    assert waiting, "the second call never waited for the merge"
     (result,) = outcome
     if expected == "keep":
         assert result == keep
