@@ -259,9 +259,9 @@ def run_all(
                     machine = common.machine_lines(conn)
         finally:
             common.drop_database(admin, database)
-    common.drop_database(admin, template)
     log("== pymem bench partitions (databases of its own, dropped after)")
-    results["partitions"] = partitions.run(admin, pa_sizes, out=log)
+    results["partitions"] = partitions.run(admin, pa_sizes, out=log, template=template)
+    common.drop_database(admin, template)
     summary = summarize(
         results["upsert"],
         results["recall"],

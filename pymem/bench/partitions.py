@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from psycopg import sql
 
 from pymem.bench.common import (
     MemoryRows,
@@ -104,14 +105,30 @@ def _timed(conn: psycopg.Connection, query: str, params: tuple) -> tuple[float, 
 
 
 def run(
-    admin: str, sizes: PartitionSizes = FULL, out: Out = print, *, keep: bool = False
+    admin: str,
+    sizes: PartitionSizes = FULL,
+    out: Out = print,
+    *,
+    keep: bool = False,
+    template: str | None = None,
 ) -> dict[str, Any]:
+    """``template``: a migrated database to clone the plain store from, instead of
+    migrating a new one."""
     from pymem.migrate import migrate
 
     plain_dsn = bench_database(admin, PLAIN)[1]
     hash_dsn = bench_database(admin, PARTITIONED)[1]
-    recreate_database(admin, PLAIN)
-    migrate(plain_dsn)
+    if template is None:
+        recreate_database(admin, PLAIN)
+        migrate(plain_dsn)
+    else:
+        drop_database(admin, PLAIN)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(PLAIN), sql.Identifier(template)
+                )
+            )
     with connect(plain_dsn) as conn:
         for line in machine_lines(conn):
             out(line)
