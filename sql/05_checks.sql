@@ -13,6 +13,12 @@ BEGIN
             coalesce(quote_literal(user_id), 'NULL')
             USING ERRCODE = 'PM001', HINT = 'Pass the id of the user the memory belongs to.';
     END IF;
+    -- keys of every index start with user_id: a btree entry must fit a third
+    -- of a page, which a longer id (or one with a long name or topic) breaks
+    IF length(user_id) > 256 THEN
+        RAISE EXCEPTION 'user_id is % characters long, the maximum is 256', length(user_id)
+            USING ERRCODE = 'PM001', HINT = 'Use a short, stable id (a uuid, a number, an email).';
+    END IF;
 END;
 $$;
 

@@ -123,6 +123,12 @@ BEGIN
     IF item.canonical IS NOT NULL THEN
         PERFORM pymem._check_content(item.canonical, cfg.max_content_chars, label || 'canonical');
     END IF;
+    -- indexed with user_id: a btree entry must fit a third of a page
+    IF length(item.topic) > 200 THEN
+        RAISE EXCEPTION '%topic is % characters long, the maximum is 200', label,
+            length(item.topic)
+            USING ERRCODE = 'PM006', HINT = 'A topic is a short key: ''city'', ''employer''.';
+    END IF;
     item.dedup_threshold := coalesce(item.dedup_threshold, cfg.dedup_threshold);
     item.supersede_threshold := coalesce(item.supersede_threshold, cfg.supersede_threshold);
     PERFORM pymem._check_thresholds(item.dedup_threshold, item.supersede_threshold);

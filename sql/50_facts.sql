@@ -354,6 +354,11 @@ BEGIN
             coalesce(quote_literal(key_pattern), 'NULL')
             USING ERRCODE = 'PM024', HINT = 'A key (''likes_os'') or a pattern (''likes_*'').';
     END IF;
+    IF length(key_pattern) > 200 THEN
+        RAISE EXCEPTION 'key_pattern is % characters long, the maximum is 200 (as for keys)',
+            length(key_pattern)
+            USING ERRCODE = 'PM024';
+    END IF;
     IF policy IS NULL THEN
         DELETE FROM pymem.fact_policies AS p WHERE p.key_pattern = set_fact_policy.key_pattern;
         RETURN NULL;

@@ -320,6 +320,7 @@ BAD_SQL = [
     ("SELECT pymem.set_fact('ann', NULL, '1')", "PM020"),
     ("SELECT pymem.set_fact('ann', '  ', '1')", "PM020"),
     ("SELECT pymem.set_fact('ann', E'\\t', '1')", "PM020"),
+    ("SELECT pymem.set_fact_policy(repeat('k', 201), 'confirm')", "PM024"),
     ("SELECT pymem.set_fact('ann', 'k', NULL)", "PM021"),
     ("SELECT pymem.set_fact('ann', 'k', 'null')", "PM021"),
     ("SELECT pymem.set_fact('ann', 'k', 'not json')", "22P02"),

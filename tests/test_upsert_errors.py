@@ -83,7 +83,7 @@ def snapshot(conn, memory_id):
 # --- PM001: user id -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("user_id", [None, "", "   ", "\t", " \r\n", "\u3000"])
+@pytest.mark.parametrize("user_id", [None, "", "   ", "\t", " \r\n", "\u3000", "u" * 257])
 def test_bad_user_id(store, conn, user_id):
     refused(conn, InvalidUserId, "PM001", lambda: store.upsert(user_id, TEXT, unit(0)))
 
@@ -568,6 +568,15 @@ RAW_CASES = [
     ("PM010", "SELECT * FROM pymem.upsert_memories('u', NULL::jsonb)"),
     ("PM010", "SELECT * FROM pymem.upsert_memories('u', '[42]'::jsonb)"),
     ("PM001", "SELECT * FROM pymem.upsert_memories(NULL, '[]'::jsonb)"),
+    # every index starts with user_id; an entry too long for a btree page was a raw 54000
+    ("PM001", f"SELECT * FROM pymem.upsert_memory(repeat('u', 257), 'likes tea', {V})"),
+    ("PM001", "SELECT pymem.set_fact(md5('x') || repeat('é', 3200), 'k', '1')"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'x', {V}, topic => repeat('t', 201))"),
+    (
+        "PM006",
+        "SELECT * FROM pymem.upsert_memories('u', jsonb_build_array(jsonb_build_object("
+        "'content', 'x', 'embedding', to_jsonb(%s::vector::real[]), 'topic', repeat('t', 3000))))",
+    ),
 ]
 
 
