@@ -98,7 +98,8 @@ DECLARE
     v_row record;
 BEGIN
     -- the checks' functions run only to raise their documented errors
-    IF user_id IS NULL OR btrim(user_id) = '' THEN
+    IF user_id IS NULL OR length(user_id) > 256
+        OR btrim(user_id, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
         PERFORM pymem._check_user(user_id);
     END IF;
     SELECT s.* INTO v_cfg FROM pymem.settings AS s;
@@ -113,6 +114,10 @@ BEGIN
     END IF;
     IF at IS NULL THEN
         RAISE EXCEPTION 'at must be a timestamp, got NULL' USING ERRCODE = 'PM006';
+    END IF;
+    -- NaN compares above every number: it would silently return nothing
+    IF min_similarity = 'NaN' THEN
+        RAISE EXCEPTION 'min_similarity must be a number, got NaN' USING ERRCODE = 'PM006';
     END IF;
     IF kinds IS NOT NULL THEN
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;

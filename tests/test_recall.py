@@ -30,6 +30,7 @@ from pymem.errors import (
 )
 from tests.conftest import DIM, add, age, at_cosine, unit
 
+NAN = float("nan")
 USER = "alice"
 OTHER = "bob"
 Q = unit(0)  # the query vector of the hand-built tests
@@ -509,8 +510,14 @@ def test_wrong_dimension_is_refused(store, sql):
     refused(sql, DimensionMismatch, "PM004", lambda: store.recall(USER, unit(0, 511), 5))
 
 
-def test_null_user_is_refused(store, sql):
-    refused(sql, InvalidUserId, "PM001", lambda: store.recall(None, Q, 5))
+@pytest.mark.parametrize("user_id", [None, "", "\t", "u" * 257])
+def test_a_bad_user_is_refused_as_by_writes(store, sql, user_id):
+    refused(sql, InvalidUserId, "PM001", lambda: store.recall(user_id, Q, 5))
+
+
+def test_a_nan_min_similarity_is_refused_not_an_empty_answer(store, sql):
+    add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    refused(sql, InvalidParameter, "PM006", lambda: store.recall(USER, Q, 5, min_similarity=NAN))
 
 
 def test_superseded_history_is_never_returned(store, sql):
