@@ -140,12 +140,24 @@ BEGIN
                 v_survivor IN (r.memory_id, r.matched_id)
                 OR EXISTS (
                     SELECT FROM pymem.reviews AS o
+                    CROSS JOIN LATERAL (
+                        SELECT
+                            CASE WHEN r.memory_id = v_review.memory_id
+                                THEN v_survivor ELSE r.memory_id END AS memory_id,
+                            CASE WHEN r.matched_id = v_review.memory_id
+                                THEN v_survivor ELSE r.matched_id END AS matched_id
+                    ) AS moved
                     WHERE o.user_id = r.user_id AND o.resolved_at IS NULL
                         AND o.cause = r.cause AND o.id <> r.id
-                        AND o.memory_id = CASE WHEN r.memory_id = v_review.memory_id
-                            THEN v_survivor ELSE r.memory_id END
-                        AND o.matched_id = CASE WHEN r.matched_id = v_review.memory_id
-                            THEN v_survivor ELSE r.matched_id END
+                        AND (
+                            (o.memory_id = moved.memory_id AND o.matched_id = moved.matched_id)
+                            -- a conflict has no direction
+                            OR (
+                                r.cause = 'conflict'
+                                AND o.memory_id = moved.matched_id
+                                AND o.matched_id = moved.memory_id
+                            )
+                        )
                 )
             );
         UPDATE pymem.reviews AS r

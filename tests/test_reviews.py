@@ -139,6 +139,19 @@ def test_other_reviews_of_a_retired_memory_move_to_the_survivor(store, conn):
     assert decisions == ["None", "duplicate", "obsolete"]
 
 
+def test_a_moved_conflict_review_meets_the_same_pair_in_the_other_order(store, conn):
+    """A conflict has no direction: (other, old) after the move is the open (old, other)."""
+    old = store.upsert(USER, OLD, unit(0)).memory_id
+    new = store.upsert(USER, NEW, at_cosine(BAND)).memory_id
+    other = store.upsert(USER, "collects stamps", unit(7)).memory_id
+    store.flag_conflict(USER, other, new, "the stamps again")
+    first = store.flag_conflict(USER, old, other, "contradicts the stamps")
+    store.resolve_review(USER, new, "duplicate")
+    conflicts = [r for r in store.pending_reviews(USER) if r.cause == "conflict"]
+    assert [(r.review_id, r.note) for r in conflicts] == [(first, "contradicts the stamps")]
+    assert store.flag_conflict(USER, other, old) == first
+
+
 def test_review_due_is_announced_once_after_commit(fresh_dsn):
     with psycopg.connect(fresh_dsn, autocommit=True) as listener:
         listener.execute("LISTEN pymem_events")
