@@ -308,6 +308,16 @@ def run_naive(dsn: str, data: Dataset, vectors: dict[str, np.ndarray], qvectors,
 REVIEWED = "reviewed:"  # the reviewed pass writes as these users, beside the first pass
 
 
+def _reviewed_prefix(data: Dataset) -> str:
+    """``reviewed:``, lengthened until no reviewed user is also a user of the dataset
+    (a stream with users "ann" and "reviewed:ann" would mix the two passes)."""
+    users = {m.user for m in data.memories}
+    prefix = REVIEWED
+    while any(prefix + u in users for u in users):
+        prefix = "re" + prefix
+    return prefix
+
+
 def run_pymem(
     dsn: str, data: Dataset, vectors, qvectors, embed, progress, *, reviewer: bool = False
 ) -> Run:
@@ -317,7 +327,7 @@ def run_pymem(
     own (``reviewed:<user>``) in the same store."""
     from pymem.store import MemoryStore
 
-    prefix = REVIEWED if reviewer else ""
+    prefix = _reviewed_prefix(data) if reviewer else ""
     run = Run()
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     row_fact: dict[Any, str] = {}  # memory id -> fact of its current content
@@ -327,7 +337,7 @@ def run_pymem(
         session: tuple[str, float] | None = None
         for m in data.memories:
             if reviewer and session is not None and session != (m.user, m.day):
-                _oracle_review(store, data, session, prefix, run.decisions, last_day)
+                _oracle_review(store, data, session, prefix, run.decisions, last_day, row_fact)
             session = (m.user, m.day)
             started = time.perf_counter()
             r = store.upsert(
@@ -352,7 +362,7 @@ def run_pymem(
             last_day[r.memory_id] = m.day
             progress.step("pymem+reviewer: write" if reviewer else "pymem: write")
         if reviewer and session is not None:
-            _oracle_review(store, data, session, prefix, run.decisions, last_day)
+            _oracle_review(store, data, session, prefix, run.decisions, last_day, row_fact)
         _age(store, data, last_day)
         _collect(store, data, qvectors, run, progress, prefix)
     return run
@@ -404,11 +414,13 @@ def _oracle_review(
     prefix: str,
     decisions: dict[str, int],
     last_day: dict[Any, float],
+    row_fact: dict[Any, str],
 ) -> None:
     """What a perfect reviewer (the app's LLM, right every time) does with one user's
     queue at the end of a session: the same fact is a duplicate, a new value of the slot
     supersedes, a contradiction stays open for the user, anything else is kept. The
-    survivor of a merge was mentioned that day."""
+    survivor of a merge was mentioned that day, and holds the newer fact after a
+    supersede (a later write of that fact merging into it is no false merge)."""
     user, day = session
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
@@ -438,6 +450,8 @@ def _oracle_review(
             if decision != "keep_both":
                 last_day[survivor] = day
                 last_day.pop(r.memory_id, None)
+                row_fact[survivor] = newer
+                row_fact.pop(r.memory_id, None)
         decisions[decision] = decisions.get(decision, 0) + 1
 
 

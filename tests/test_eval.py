@@ -162,3 +162,61 @@ def test_a_stream_without_questions_or_conflicts_reports_na(admin_dsn, tmp_path,
     assert result["pymem"]["store_size"] == 1 and result["pymem"]["duplicate_rate"] == 0.0
     table = "\n".join(lines)
     assert "recall_at_5" in table and "n/a" in table
+
+
+class _FixedEmbedder(_ToyEmbedder):
+    """Each text at the vector given for it."""
+
+    def __init__(self, vectors) -> None:
+        super().__init__()
+        self.vectors = vectors
+
+    def __call__(self, texts):
+        return [self.vectors[t] for t in texts]
+
+
+def _evaluate(admin_dsn, tmp_path, records, embed):
+    path = tmp_path / "stream.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    database = f"pymem_eval_{uuid.uuid4().hex[:8]}"
+    try:
+        return evaluate(admin_dsn, path, database=database, embed=embed,
+                        progress_stream=io.StringIO())  # fmt: skip
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+
+
+def test_a_write_merging_into_what_the_reviewer_superseded_is_no_false_merge(admin_dsn, tmp_path):
+    """The reviewer supersedes tea by oolong (the older row survives with oolong's text);
+    oolong said again the next day is a duplicate of that row: right, not a false merge."""
+    from tests.conftest import at_cosine
+
+    tea, oolong = "likes green tea", "enjoys oolong"  # no shared term: a review, not a merge
+    records = [
+        {"id": "m1", "user": "u", "fact": "drink/tea", "content": tea},
+        {"id": "m2", "user": "u", "fact": "drink/oolong", "content": oolong, "label": "update"},
+        {"id": "m3", "user": "u", "fact": "drink/oolong", "content": oolong, "day": 1,
+         "label": "paraphrase"},
+    ]  # fmt: skip
+    result = _evaluate(
+        admin_dsn, tmp_path, records, _FixedEmbedder({tea: unit(0), oolong: at_cosine(0.8)})
+    )
+    assert result["pymem_decisions_by_label"]["update"] == {"inserted + review": 1}
+    assert result["review_decisions"] == {"supersede": 1}
+    assert result["pymem_reviewed"]["store_size"] == 1
+    assert result["pymem_reviewed"]["false_merge_rate"] == 0.0
+
+
+def test_a_dataset_user_named_like_a_reviewed_user_stays_apart(admin_dsn, tmp_path):
+    """Users "ann" and "reviewed:ann": the reviewed pass must not write ann's stream into
+    the first pass's "reviewed:ann"."""
+    records = [
+        {"id": "m1", "user": "ann", "fact": "tea", "content": "likes tea"},
+        {"id": "m2", "user": "reviewed:ann", "fact": "coffee", "content": "likes coffee"},
+        {"type": "question", "id": "q1", "user": "ann", "text": "drinks?", "answers": ["m1"]},
+    ]
+    result = _evaluate(admin_dsn, tmp_path, records, _ToyEmbedder())
+    for side in ("naive", "pymem", "pymem_reviewed"):
+        assert result[side]["store_size"] == 2, side
+        assert result[side]["recall_at_5"] == 1.0, side
