@@ -308,14 +308,18 @@ def run_naive(dsn: str, data: Dataset, vectors: dict[str, np.ndarray], qvectors,
 REVIEWED = "reviewed:"  # the reviewed pass writes as these users, beside the first pass
 
 
-def _reviewed_prefix(data: Dataset) -> str:
-    """``reviewed:``, lengthened until no reviewed user is also a user of the dataset
-    (a stream with users "ann" and "reviewed:ann" would mix the two passes)."""
-    users = {m.user for m in data.memories}
+def _store_users(data: Dataset, reviewer: bool) -> dict[str, str]:
+    """The store's user id for each user of the stream: itself in the first pass; in the
+    reviewed pass ``reviewed:<n>``, the prefix lengthened until no such id is also a user
+    of the dataset (a stream with users "ann" and "reviewed:1" would mix the two passes),
+    numbered so that an id at pymem's 256-character limit still fits."""
+    users = sorted({m.user for m in data.memories} | {q.user for q in data.questions})
+    if not reviewer:
+        return {u: u for u in users}
     prefix = REVIEWED
-    while any(prefix + u in users for u in users):
+    while any(f"{prefix}{n}" in users for n in range(len(users))):
         prefix = "re" + prefix
-    return prefix
+    return {u: f"{prefix}{n}" for n, u in enumerate(users)}
 
 
 def run_pymem(
@@ -324,10 +328,10 @@ def run_pymem(
     """The stream through upsert_memory. With ``reviewer``, a perfect reviewer (the app's
     LLM) settles each user's review queue at the end of every session, the day it
     filled, as an app answering ``review_due`` would; this pass writes as users of its
-    own (``reviewed:<user>``) in the same store."""
+    own (``reviewed:<n>``) in the same store."""
     from pymem.store import MemoryStore
 
-    prefix = _reviewed_prefix(data) if reviewer else ""
+    as_store = _store_users(data, reviewer)
     run = Run()
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     row_fact: dict[Any, str] = {}  # memory id -> fact of its current content
@@ -337,11 +341,11 @@ def run_pymem(
         session: tuple[str, float] | None = None
         for m in data.memories:
             if reviewer and session is not None and session != (m.user, m.day):
-                _oracle_review(store, data, session, prefix, run.decisions, last_day, row_fact)
+                _oracle_review(store, data, session, as_store, run.decisions, last_day, row_fact)
             session = (m.user, m.day)
             started = time.perf_counter()
             r = store.upsert(
-                prefix + m.user,
+                as_store[m.user],
                 m.content,
                 vectors[m.id],
                 m.kind,
@@ -362,9 +366,9 @@ def run_pymem(
             last_day[r.memory_id] = m.day
             progress.step("pymem+reviewer: write" if reviewer else "pymem: write")
         if reviewer and session is not None:
-            _oracle_review(store, data, session, prefix, run.decisions, last_day, row_fact)
+            _oracle_review(store, data, session, as_store, run.decisions, last_day, row_fact)
         _age(store, data, last_day)
-        _collect(store, data, qvectors, run, progress, prefix)
+        _collect(store, data, qvectors, run, progress, as_store, reviewer)
     return run
 
 
@@ -383,35 +387,37 @@ def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
     store.apply_decay()
 
 
-def _collect(store, data: Dataset, qvectors, run: Run, progress, prefix: str = "") -> None:
+def _collect(
+    store, data: Dataset, qvectors, run: Run, progress, as_store: dict[str, str], reviewer: bool
+) -> None:
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
-    users = sorted({prefix + m.user for m in data.memories})
+    of_store = {v: k for k, v in as_store.items()}
     with store._connection() as conn:
         for user, rid, content in conn.execute(
             "SELECT user_id, id, content FROM pymem.memories"
             " WHERE deleted_at IS NULL AND consolidated_into IS NULL AND user_id = ANY(%s)"
             " ORDER BY created_at, id",
-            (users,),
+            (sorted(of_store),),
         ):
-            user = user.removeprefix(prefix)
+            user = of_store[user]
             run.rows.append((user, str(rid), fact_by_text[(user, content)]))
         for user, a, b in conn.execute(
             "SELECT user_id, memory_id, matched_id FROM pymem.reviews"
             " WHERE resolved_at IS NULL AND memory_id IS NOT NULL AND user_id = ANY(%s)",
-            (users,),
+            (sorted(of_store),),
         ):
-            run.reviewed_pairs.add((user.removeprefix(prefix), frozenset((str(a), str(b)))))
+            run.reviewed_pairs.add((of_store[user], frozenset((str(a), str(b)))))
     for q in data.questions:
-        hits = store.recall(prefix + q.user, qvectors[q.id], k=K, query_text=q.text)
+        hits = store.recall(as_store[q.user], qvectors[q.id], k=K, query_text=q.text)
         run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]
-        progress.step("pymem+reviewer: recall" if prefix else "pymem: recall")
+        progress.step("pymem+reviewer: recall" if reviewer else "pymem: recall")
 
 
 def _oracle_review(
     store,
     data: Dataset,
     session: tuple[str, float],
-    prefix: str,
+    as_store: dict[str, str],
     decisions: dict[str, int],
     last_day: dict[Any, float],
     row_fact: dict[Any, str],
@@ -427,7 +433,7 @@ def _oracle_review(
     contradicting = {
         (m.user, frozenset((m.fact, m.contradicts))) for m in data.memories if m.contradicts
     }
-    for r in store.pending_reviews(prefix + user):
+    for r in store.pending_reviews(as_store[user]):
         if r.cause != "related" or r.content is None or r.matched_content is None:
             continue
         newer = fact_by_text[(user, r.content)]
@@ -443,7 +449,7 @@ def _oracle_review(
         else:
             decision = "keep_both"
         try:
-            survivor = store.resolve_review(prefix + user, r.memory_id, decision)
+            survivor = store.resolve_review(as_store[user], r.memory_id, decision)
         except PymemError:
             decision = "dropped (pair retired by an earlier decision)"
         else:

@@ -209,14 +209,18 @@ def test_a_write_merging_into_what_the_reviewer_superseded_is_no_false_merge(adm
 
 
 def test_a_dataset_user_named_like_a_reviewed_user_stays_apart(admin_dsn, tmp_path):
-    """Users "ann" and "reviewed:ann": the reviewed pass must not write ann's stream into
-    the first pass's "reviewed:ann"."""
+    """A user named like the reviewed pass's users ("reviewed:0") must not meet them, and a
+    user id at pymem's 256-character limit still fits the reviewed pass."""
+    long_user = "u" * 256
     records = [
         {"id": "m1", "user": "ann", "fact": "tea", "content": "likes tea"},
-        {"id": "m2", "user": "reviewed:ann", "fact": "coffee", "content": "likes coffee"},
+        {"id": "m2", "user": "reviewed:0", "fact": "coffee", "content": "likes coffee"},
+        {"id": "m3", "user": "reviewed:1", "fact": "cocoa", "content": "likes cocoa"},
+        {"id": "m4", "user": long_user, "fact": "milk", "content": "likes milk"},
         {"type": "question", "id": "q1", "user": "ann", "text": "drinks?", "answers": ["m1"]},
+        {"type": "question", "id": "q2", "user": long_user, "text": "milk?", "answers": ["m4"]},
     ]
     result = _evaluate(admin_dsn, tmp_path, records, _ToyEmbedder())
     for side in ("naive", "pymem", "pymem_reviewed"):
-        assert result[side]["store_size"] == 2, side
+        assert result[side]["store_size"] == 4, side
         assert result[side]["recall_at_5"] == 1.0, side
