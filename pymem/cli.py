@@ -742,7 +742,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("import", help="load a JSONL file of memories through the same dedup")
-    p.add_argument("file", help="one JSON object a line: user, content, embedding (or none)")
+    p.add_argument(
+        "file", help="one JSON object a line: user, content, embedding (or none); - for stdin"
+    )
     p.add_argument(
         "--batch-size", type=int, default=500, help="lines per upsert_memories call (per user)"
     )

@@ -11,6 +11,7 @@ interrupted import can be run again, and what was imported comes back as duplica
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
@@ -39,18 +40,27 @@ class ImportResult:
         return self.lines / self.seconds if self.seconds else 0.0
 
 
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(path: Path) -> Iterator[str]:
+    """The file's lines; ``-``: standard input's, read as UTF-8 like a file."""
+    if str(path) == "-":
+        # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut
+        yield from io.StringIO(sys.stdin.buffer.read().decode("utf-8"), newline=None)
+        return
     with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise InvalidBatch(f"line {lineno}: not JSON: {exc}", sqlstate="PM010") from exc
-            if not isinstance(row, dict):
-                raise InvalidBatch(f"line {lineno}: not a JSON object", sqlstate="PM010")
-            yield lineno, row
+        yield from f
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in enumerate(_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise InvalidBatch(f"line {lineno}: not JSON: {exc}", sqlstate="PM010") from exc
+        if not isinstance(row, dict):
+            raise InvalidBatch(f"line {lineno}: not a JSON object", sqlstate="PM010")
+        yield lineno, row
 
 
 def _progress(done: int, total: int, started: float, out: TextIO) -> None:
@@ -70,8 +80,9 @@ def import_file(
     batch_size: int = 500,
     progress: TextIO | object | None = _STDERR,
 ) -> ImportResult:
-    """Import ``path`` into ``store``; returns the counts of each action. The progress
-    bar goes to ``progress`` (sys.stderr as it is at call time; None: no bar)."""
+    """Import ``path`` (``-``: standard input) into ``store``; returns the counts of each
+    action. The progress bar goes to ``progress`` (sys.stderr as it is at call time;
+    None: no bar)."""
     if progress is _STDERR:
         progress = sys.stderr
     path = Path(path)

@@ -110,6 +110,34 @@ def test_cli_names_a_file_it_cannot_read_in_one_line(fresh_dsn, tmp_path, capsys
         assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0] == 0
 
 
+class _Stdin:
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BytesIO(data)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_cli_imports_from_stdin(fresh_dsn, monkeypatch, capsys):
+    """``pymem import -`` reads standard input like a file: UTF-8, lines split on newlines
+    only (a JSON string may hold U+2028)."""
+    rows = [
+        _line("ann", "Ann drinks tea\u2028every morning", unit(0)),
+        _line("ann", "Ann drinks tea\u2028every morning", unit(0)),
+        _line("bob", "鲍勃下棋", unit(1)),
+    ]
+    data = "\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode("utf-8")
+    monkeypatch.setattr("sys.stdin", _Stdin(data))
+    assert main(["--dsn", fresh_dsn, "import", "-"]) == 0
+    assert "imported 3 lines" in capsys.readouterr().out
+    with psycopg.connect(fresh_dsn) as conn:
+        stored = conn.execute("SELECT content FROM pymem.memories ORDER BY content").fetchall()
+    assert stored == [("Ann drinks tea\u2028every morning",), ("鲍勃下棋",)]
+    monkeypatch.setattr("sys.stdin", _Stdin("café".encode("latin-1")))
+    assert main(["--dsn", fresh_dsn, "import", "-"]) == 2
+    assert capsys.readouterr().err.startswith("pymem: cannot read -: not UTF-8")
+
+
 def test_bench_file_restates_what_it_says(tmp_path):
     restated = write_jsonl(tmp_path / "x.jsonl", QUICK, dim=8)
     lines = [json.loads(x) for x in (tmp_path / "x.jsonl").read_text().splitlines()]
