@@ -761,6 +761,13 @@ BEGIN
                 THEN jsonb_array_length(options)::text ELSE coalesce(jsonb_typeof(options), 'none') END
             USING ERRCODE = 'PM010';
     END IF;
+    -- items are read as contents[1..n]: another shape would read as NULLs
+    IF array_ndims(contents) > 1 OR array_ndims(embeddings) > 1
+        OR array_lower(contents, 1) <> 1 OR array_lower(embeddings, 1) <> 1 THEN
+        RAISE EXCEPTION 'contents and embeddings must be one-dimensional arrays indexed from 1,'
+            ' got dimensions % and %', array_dims(contents), array_dims(embeddings)
+            USING ERRCODE = 'PM010';
+    END IF;
     IF options IS NULL THEN
         v_items := array_fill(NULL::pymem.memory_item, ARRAY[v_n]);
     ELSE

@@ -568,6 +568,15 @@ RAW_CASES = [
     ("PM010", "SELECT * FROM pymem.upsert_memories('u', NULL::jsonb)"),
     ("PM010", "SELECT * FROM pymem.upsert_memories('u', '[42]'::jsonb)"),
     ("PM001", "SELECT * FROM pymem.upsert_memories(NULL, '[]'::jsonb)"),
+    # the typed batch reads contents[1..n]: another shape read as NULL content (PM002)
+    (
+        "PM010",
+        f"SELECT * FROM pymem.upsert_memories('u', ARRAY[['a'], ['b']], ARRAY[{V}, {V}])",
+    ),
+    (
+        "PM010",
+        f"SELECT * FROM pymem.upsert_memories('u', '[0:1]={{a,b}}'::text[], ARRAY[{V}, {V}])",
+    ),
     # every index starts with user_id; an entry too long for a btree page was a raw 54000
     ("PM001", f"SELECT * FROM pymem.upsert_memory(repeat('u', 257), 'likes tea', {V})"),
     ("PM001", "SELECT pymem.set_fact(md5('x') || repeat('é', 3200), 'k', '1')"),
@@ -582,7 +591,7 @@ RAW_CASES = [
 
 @pytest.mark.parametrize(("code", "query"), RAW_CASES)
 def test_raw_sql_sqlstate(sql, code, query):
-    params = (unit(0),) if "%s" in query else ()
+    params = (unit(0),) * query.count("%s")
     before = count(sql)
     with pytest.raises(psycopg.Error) as info, sql.transaction():
         sql.execute(query, params)
