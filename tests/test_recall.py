@@ -597,7 +597,7 @@ QUESTION = "How did the user sleep last night?"
 @pytest.mark.embed
 def test_state_overrides_habit_while_valid_then_expires(store, sql, embedder):
     habit_vec, state_vec, question_vec = np.asarray(
-        embedder.encode([HABIT, STATE, QUESTION]), dtype=np.float32
+        embedder([HABIT, STATE, QUESTION]), dtype=np.float32
     )
     habit = store.upsert(USER, HABIT, habit_vec, "habit")
     state = store.upsert(USER, STATE, state_vec, "state")

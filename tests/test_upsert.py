@@ -922,7 +922,7 @@ def test_batch_via_raw_sql(sql):
 @pytest.mark.embed
 def test_real_embedder_paraphrase_is_duplicate(store, conn, embedder):
     a, b = "User drinks americano, no sugar", "User drinks americano without sugar"
-    ea, eb = np.asarray(embedder.encode([a, b]))
+    ea, eb = embedder([a, b])
     first = store.upsert(USER, a, ea)
     r = store.upsert(USER, b, eb)
     assert r.action == "duplicate"
@@ -933,7 +933,7 @@ def test_real_embedder_paraphrase_is_duplicate(store, conn, embedder):
 @pytest.mark.embed
 def test_real_embedder_new_time_supersedes_and_keeps_the_old(store, conn, embedder):
     a, b = "Meeting with Bob at 3pm", "Meeting with Bob at 4pm"
-    ea, eb = np.asarray(embedder.encode([a, b]))
+    ea, eb = embedder([a, b])
     first = store.upsert(USER, a, ea)
     r = store.upsert(USER, b, eb)
     assert (r.action, r.memory_id, r.rule) == (
