@@ -235,33 +235,35 @@ def run_all(
     admin, template_dsn = common.bench_database(dsn, template)
     common.recreate_database(admin, template)
     migrate(template_dsn)
-    for name, module, bench_sizes in (
-        ("upsert", upsert, up_sizes),
-        ("import", importing, im_sizes),
-        ("recall", recall, rc_sizes),
-        ("consolidate", consolidate, co_sizes),
-    ):
-        database = f"pymem_bench_all_{name}{suffix}"
-        admin, target = common.bench_database(dsn, database)
-        common.drop_database(admin, database)
-        create_database(admin, database, template=template)
-        try:
-            log(f"== pymem bench {name} (database {database})")
-            results[name] = module.run(target, bench_sizes, out=log)
-            if name == "upsert":
-                results[name]["batch_size"] = bench_sizes.batch_size
-            if name == "recall":
-                results[name]["sizes"] = list(bench_sizes.users)
-            if name == "import":
-                results[name]["lines"] = bench_sizes.lines
-            if name == "upsert":
-                with common.connect(target) as conn:
-                    machine = common.machine_lines(conn)
-        finally:
+    try:
+        for name, module, bench_sizes in (
+            ("upsert", upsert, up_sizes),
+            ("import", importing, im_sizes),
+            ("recall", recall, rc_sizes),
+            ("consolidate", consolidate, co_sizes),
+        ):
+            database = f"pymem_bench_all_{name}{suffix}"
+            admin, target = common.bench_database(dsn, database)
             common.drop_database(admin, database)
-    log("== pymem bench partitions (databases of its own, dropped after)")
-    results["partitions"] = partitions.run(admin, pa_sizes, out=log, template=template)
-    common.drop_database(admin, template)
+            create_database(admin, database, template=template)
+            try:
+                log(f"== pymem bench {name} (database {database})")
+                results[name] = module.run(target, bench_sizes, out=log)
+                if name == "upsert":
+                    results[name]["batch_size"] = bench_sizes.batch_size
+                if name == "recall":
+                    results[name]["sizes"] = list(bench_sizes.users)
+                if name == "import":
+                    results[name]["lines"] = bench_sizes.lines
+                if name == "upsert":
+                    with common.connect(target) as conn:
+                        machine = common.machine_lines(conn)
+            finally:
+                common.drop_database(admin, database)
+        log("== pymem bench partitions (databases of its own, dropped after)")
+        results["partitions"] = partitions.run(admin, pa_sizes, out=log, template=template)
+    finally:
+        common.drop_database(admin, template)
     summary = summarize(
         results["upsert"],
         results["recall"],
