@@ -13,6 +13,7 @@ import functools
 import json
 import math
 import random
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -593,6 +594,7 @@ class MemoryStore:
         else:
             raise TypeError("MemoryStore needs a DSN, a psycopg Connection or a ConnectionPool")
         self._check_schema = check_schema
+        self._lock = threading.Lock()
 
     @classmethod
     def open(cls, dsn: str | None = None) -> MemoryStore:
@@ -635,15 +637,18 @@ class MemoryStore:
                 with _as_user(conn, user_id):
                     yield conn
             return
-        conn = self._own_connection()
-        try:
-            self._prepare(conn)
-            with _as_user(conn, user_id):
-                yield conn
-        except psycopg.OperationalError:
-            if conn is self._owned and conn.broken:
-                conn.close()  # the next call reconnects
-            raise
+        # one connection, one call at a time: psycopg serializes statements, not the
+        # per-call transaction, so two threads' calls would nest in one transaction
+        with self._lock:
+            conn = self._own_connection()
+            try:
+                self._prepare(conn)
+                with _as_user(conn, user_id):
+                    yield conn
+            except psycopg.OperationalError:
+                if conn is self._owned and conn.broken:
+                    conn.close()  # the next call reconnects
+                raise
 
     def _prepare(self, conn: psycopg.Connection) -> None:
         if self._check_schema:
@@ -1292,7 +1297,7 @@ class AsyncMemoryStore:
             )
         self._check_schema = check_schema
         self._vector_type: str | None = None
-        self._opening = asyncio.Lock()
+        self._lock = asyncio.Lock()
 
     @classmethod
     def open(cls, dsn: str | None = None) -> AsyncMemoryStore:
@@ -1325,21 +1330,22 @@ class AsyncMemoryStore:
                 async with _as_user_async(conn, user_id):
                     yield conn
             return
-        if self._conn is None or (self._owned is not None and self._owned.closed):
-            async with self._opening:
-                if self._conn is None or (self._owned is not None and self._owned.closed):
-                    assert self._dsn is not None
-                    self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
-                    self._conn = self._owned
-        conn = self._conn
-        try:
-            await self._prepare(conn)
-            async with _as_user_async(conn, user_id):
-                yield conn
-        except psycopg.OperationalError:
-            if conn is self._owned and conn.broken:
-                await conn.close()  # the next call reconnects
-            raise
+        # one connection, one call at a time: tasks sharing it would otherwise nest
+        # their per-call transactions (psycopg serializes statements, not blocks)
+        async with self._lock:
+            if self._conn is None or (self._owned is not None and self._owned.closed):
+                assert self._dsn is not None
+                self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
+                self._conn = self._owned
+            conn = self._conn
+            try:
+                await self._prepare(conn)
+                async with _as_user_async(conn, user_id):
+                    yield conn
+            except psycopg.OperationalError:
+                if conn is self._owned and conn.broken:
+                    await conn.close()  # the next call reconnects
+                raise
 
     async def _prepare(self, conn: psycopg.AsyncConnection) -> None:
         if self._check_schema:

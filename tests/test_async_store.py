@@ -125,3 +125,23 @@ def test_a_database_without_the_schema_is_refused(empty_dsn):
 
     with pytest.raises(SchemaMismatch, match="pymem migrate"):
         asyncio.run(main())
+
+
+def test_concurrent_tasks_on_one_dsn_store_each_commit(fresh_dsn):
+    # the store's one connection: without a lock, the tasks' per-call transactions
+    # nested (OutOfOrderTransactionNesting) and left the autocommit connection inside
+    # a transaction that never committed, so even the calls that returned were lost
+    async def main():
+        async with AsyncMemoryStore(fresh_dsn) as store:
+            results = await asyncio.gather(
+                *(store.upsert(f"user{i}", f"user {i} drinks tea", unit(i)) for i in range(6))
+            )
+            status = store._conn.info.transaction_status
+            return results, status
+
+    results, status = asyncio.run(main())
+    assert [r.action for r in results] == ["inserted"] * 6
+    assert status == psycopg.pq.TransactionStatus.IDLE
+    with psycopg.connect(fresh_dsn) as other:
+        (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
+    assert count == 6

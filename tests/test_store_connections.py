@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import psycopg
 from psycopg_pool import ConnectionPool
 
@@ -35,3 +37,16 @@ def test_store_joins_the_callers_transaction(fresh_dsn):
         conn.commit()
     with MemoryStore(fresh_dsn) as other:
         assert [h.content for h in other.recall("ann", unit(1), 5)] == ["Ann plays go"]
+
+
+def test_threads_sharing_one_dsn_store_each_commit(fresh_dsn):
+    # one connection for all threads: each call runs alone in its own transaction
+    with MemoryStore(fresh_dsn) as store, ThreadPoolExecutor(4) as pool:
+        results = list(
+            pool.map(lambda i: store.upsert(f"user{i}", f"user {i} drinks tea", unit(i)), range(8))
+        )
+        assert store._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert [r.action for r in results] == ["inserted"] * 8
+    with psycopg.connect(fresh_dsn) as other:
+        (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
+    assert count == 8
