@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import math
 import random
@@ -559,6 +560,11 @@ def _check_version(version: int | None) -> None:
 RETRIES = 3
 
 
+def _is_async_pool(db: Any) -> bool:
+    """A psycopg_pool AsyncConnectionPool (its getconn is a coroutine function)."""
+    return inspect.iscoroutinefunction(getattr(db, "getconn", None))
+
+
 def _backoff(attempt: int) -> float:
     return random.uniform(0.005, 0.02) * 2**attempt
 
@@ -589,7 +595,7 @@ class MemoryStore:
             self._owned = self._conn = psycopg.connect(db, autocommit=True)
         elif isinstance(db, psycopg.Connection):
             self._conn = db
-        elif hasattr(db, "connection"):
+        elif hasattr(db, "connection") and not _is_async_pool(db):
             self._pool = db
         else:
             raise TypeError("MemoryStore needs a DSN, a psycopg Connection or a ConnectionPool")
@@ -1289,7 +1295,11 @@ class AsyncMemoryStore:
             self._dsn = db
         elif isinstance(db, psycopg.AsyncConnection):
             self._conn = db
-        elif hasattr(db, "connection") and not isinstance(db, psycopg.Connection):
+        elif (
+            hasattr(db, "connection")
+            and not isinstance(db, psycopg.Connection)
+            and not (hasattr(db, "getconn") and not _is_async_pool(db))
+        ):
             self._pool = db
         else:
             raise TypeError(
@@ -1298,6 +1308,7 @@ class AsyncMemoryStore:
         self._check_schema = check_schema
         self._vector_type: str | None = None
         self._lock = asyncio.Lock()
+        self._closed = False
 
     @classmethod
     def open(cls, dsn: str | None = None) -> AsyncMemoryStore:
@@ -1307,6 +1318,7 @@ class AsyncMemoryStore:
         return cls(resolve_dsn(dsn))
 
     async def close(self) -> None:
+        self._closed = True
         if self._owned is not None:
             await self._owned.close()
             self._owned = self._conn = None
@@ -1333,6 +1345,8 @@ class AsyncMemoryStore:
         # one connection, one call at a time: tasks sharing it would otherwise nest
         # their per-call transactions (psycopg serializes statements, not blocks)
         async with self._lock:
+            if self._closed:
+                raise psycopg.OperationalError("the store is closed")
             if self._conn is None or (self._owned is not None and self._owned.closed):
                 assert self._dsn is not None
                 self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)

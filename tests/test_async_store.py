@@ -10,10 +10,10 @@ import inspect
 
 import psycopg
 import pytest
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pymem import AsyncMemoryStore, MemoryStore, configure_connection_async
-from pymem.errors import SchemaMismatch, UnknownKind
+from pymem.errors import ConnectionLost, SchemaMismatch, UnknownKind
 from pymem.store import _sql_methods
 from tests.conftest import unit
 
@@ -145,3 +145,29 @@ def test_concurrent_tasks_on_one_dsn_store_each_commit(fresh_dsn):
     with psycopg.connect(fresh_dsn) as other:
         (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
     assert count == 6
+
+
+def test_a_closed_async_store_refuses_calls_as_the_sync_one_does(fresh_dsn):
+    # it used to open a new connection, which nothing closed
+    async def main():
+        store = AsyncMemoryStore(fresh_dsn)
+        await store.get_settings()
+        await store.close()
+        with pytest.raises(ConnectionLost, match="store is closed"):
+            await store.get_settings()
+        return store._owned
+
+    assert asyncio.run(main()) is None
+    with MemoryStore(fresh_dsn) as sync:
+        sync.close()
+        with pytest.raises(ConnectionLost, match="store is closed"):
+            sync.get_settings()
+
+
+def test_a_pool_of_the_other_kind_is_refused_at_once(fresh_dsn):
+    sync_pool = ConnectionPool(fresh_dsn, min_size=1, open=False)
+    async_pool = AsyncConnectionPool(fresh_dsn, min_size=1, open=False)
+    with pytest.raises(TypeError, match="AsyncConnectionPool"):
+        AsyncMemoryStore(sync_pool)
+    with pytest.raises(TypeError, match="MemoryStore needs"):
+        MemoryStore(async_pool)
