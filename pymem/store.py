@@ -385,9 +385,18 @@ def _as_user(conn: psycopg.Connection, user_id: str | None) -> Iterator[None]:
             yield
         return
     previous, _ = conn.execute(_SWAP_USER, (user_id,)).fetchone()
-    yield
-    if previous != user_id:  # a middleware's setting for this user needs no restore
-        conn.execute(_SET_USER, (previous or "",))
+    try:
+        yield
+    finally:
+        # also when the call failed before reaching the server (a value psycopg
+        # cannot send): the transaction goes on, as the caller's user; after a
+        # server error it is aborted and its rollback restores the setting
+        if previous != user_id and _in_open_transaction(conn):
+            conn.execute(_SET_USER, (previous or "",))
+
+
+def _in_open_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
 
 
 @asynccontextmanager
@@ -402,9 +411,11 @@ async def _as_user_async(conn: psycopg.AsyncConnection, user_id: str | None) -> 
             yield
         return
     previous, _ = await (await conn.execute(_SWAP_USER, (user_id,))).fetchone()
-    yield
-    if previous != user_id:
-        await conn.execute(_SET_USER, (previous or "",))
+    try:
+        yield
+    finally:
+        if previous != user_id and _in_open_transaction(conn):
+            await conn.execute(_SET_USER, (previous or "",))
 
 
 def _spelled(query: str, vector_type: str | None) -> str:

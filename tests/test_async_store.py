@@ -13,7 +13,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pymem import AsyncMemoryStore, MemoryStore, configure_connection_async
-from pymem.errors import ConnectionLost, SchemaMismatch, UnknownKind
+from pymem.errors import ConnectionLost, InvalidContent, SchemaMismatch, UnknownKind
 from pymem.store import _sql_methods
 from tests.conftest import unit
 
@@ -171,3 +171,15 @@ def test_a_pool_of_the_other_kind_is_refused_at_once(fresh_dsn):
         AsyncMemoryStore(sync_pool)
     with pytest.raises(TypeError, match="MemoryStore needs"):
         MemoryStore(async_pool)
+
+
+def test_a_call_refused_before_the_server_restores_the_callers_user(fresh_dsn):
+    async def main():
+        async with await psycopg.AsyncConnection.connect(fresh_dsn) as conn:
+            await conn.execute("SELECT set_config('pymem.user_id', 'bob', true)")
+            with pytest.raises(InvalidContent):
+                await AsyncMemoryStore(conn).upsert("ann", "Ann\x00", unit(0))
+            cur = await conn.execute("SELECT current_setting('pymem.user_id')")
+            return await cur.fetchone()
+
+    assert asyncio.run(main()) == ("bob",)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
+import pytest
 from psycopg_pool import ConnectionPool
 
 from pymem import MemoryStore, configure_connection
+from pymem.errors import InvalidContent
 from tests.conftest import unit
 
 
@@ -50,3 +52,15 @@ def test_threads_sharing_one_dsn_store_each_commit(fresh_dsn):
     with psycopg.connect(fresh_dsn) as other:
         (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
     assert count == 8
+
+
+def test_a_call_refused_before_the_server_restores_the_callers_user(conn):
+    # NUL bytes and lone surrogates are refused by the driver after the store set
+    # pymem.user_id for the call: the caller's transaction goes on, as its own user
+    store = MemoryStore(conn)
+    conn.execute("SELECT set_config('pymem.user_id', 'bob', true)")
+    for content in ("Ann\x00", "Ann \ud800"):
+        with pytest.raises(InvalidContent):
+            store.upsert("ann", content, unit(0))
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        assert conn.execute("SELECT current_setting('pymem.user_id')").fetchone() == ("bob",)
