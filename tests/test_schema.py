@@ -101,6 +101,38 @@ def test_a_store_from_before_the_edit_of_0004_is_repaired(fresh_dsn):
         assert store.upsert("ann", "Ann plays go", unit(0)).action == "inserted"
 
 
+def test_a_store_of_the_first_0004_upgrades_and_keeps_its_memories(fresh_dsn):
+    """The first 0004 (the facts release shipped it) had no pymem.memory_item and
+    no settings.dedup_term_change / trigram_min_similarity; later edits of 0004
+    added them, so `pymem migrate` of such a store committed 0005-0009, then
+    failed loading sql/ ("type pymem.memory_item does not exist") on every run.
+    Here: a store at 0005 with 0004's later additions removed, holding a memory."""
+    from yoyo import get_backend, read_migrations
+
+    with MemoryStore(fresh_dsn) as store:
+        kept = store.upsert("ann", "Ann plays go", unit(0)).memory_id
+    migrations = read_migrations(str(migrations_dir()))
+    backend = get_backend(yoyo_uri(fresh_dsn))
+    try:
+        with backend.lock():
+            backend.rollback_migrations(backend.to_rollback(migrations.filter(
+                lambda m: m.id > "0005.facts")))  # fmt: skip
+    finally:
+        backend.connection.close()
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("DROP TYPE pymem.memory_item CASCADE")
+        conn.execute(
+            "ALTER TABLE pymem.settings DROP COLUMN dedup_term_change,"
+            " DROP COLUMN trigram_min_similarity"
+        )
+    later = [m.id for m in migrations if m.id > "0005.facts"]
+    assert migrate(fresh_dsn).applied == later
+    _assert_snapshot(fresh_dsn, "a store of the first 0004, upgraded")
+    with MemoryStore(fresh_dsn) as store:
+        assert store.upsert("ann", "Ann plays go.", unit(0)).memory_id == kept
+        assert store.upsert("ann", "Ann has a cat", unit(1)).action == "inserted"
+
+
 def test_functions_gone_from_sql_are_dropped_on_migrate(fresh_dsn):
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute("CREATE FUNCTION pymem.obsolete() RETURNS int LANGUAGE sql RETURN 1")
