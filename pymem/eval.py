@@ -25,6 +25,7 @@ The measures (docs/eval.md), computed from the dataset's labels:
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -96,15 +97,46 @@ def _required(record: dict, keys: Iterable[str], where: str) -> None:
             raise InvalidDataset(f"{where}: {key!r} must be a non-empty string")
 
 
+def _optional(record: dict, keys: Iterable[str], where: str) -> None:
+    for key in keys:
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise InvalidDataset(f"{where}: {key!r} must be a string")
+
+
+def _check_memory(record: dict, where: str) -> None:
+    _required(record, ("id", "user", "content"), where)
+    _optional(record, ("fact", "slot", "kind", "topic", "contradicts", "label"), where)
+    contacts = record.get("contacts")
+    if contacts is not None and not (
+        isinstance(contacts, list) and all(isinstance(c, str) for c in contacts)
+    ):
+        raise InvalidDataset(f"{where}: 'contacts' must be a list of names")
+    day = record.get("day")
+    if day is not None and (
+        isinstance(day, bool) or not isinstance(day, int | float) or not 0 <= day < math.inf
+    ):
+        raise InvalidDataset(f"{where}: 'day' must be a number of days >= 0, got {day!r}")
+
+
+def _lines(path: Path) -> Iterable[tuple[int, str]]:
+    """The file's lines, numbered from 1: UTF-8 (a byte order mark allowed), split at
+    line feeds only (a JSON string may hold U+2028, which str.splitlines splits at)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidDataset(f"cannot read the dataset {path}: {exc}") from exc
+    for n, line in enumerate(raw.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+        try:
+            yield n, line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidDataset(f"{path.name} line {n}: not UTF-8 ({exc.reason})") from exc
+
+
 def load_dataset(path: str | Path | None = None) -> Dataset:
     """Read a JSONL stream (docs/eval.md); refuses a malformed line naming it."""
     path = Path(path) if path else DEFAULT_DATASET
     data = Dataset()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InvalidDataset(f"cannot read the dataset {path}: {exc}") from exc
-    for n, line in enumerate(lines, start=1):
+    for n, line in _lines(path):
         if not line.strip():
             continue
         where = f"{path.name} line {n}"
@@ -116,7 +148,7 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
             raise InvalidDataset(f"{where}: not a JSON object")
         kind = record.get("type", "memory")
         if kind == "memory":
-            _required(record, ("id", "user", "content"), where)
+            _check_memory(record, where)
             fact = record.get("fact") or record["id"]
             data.memories.append(
                 Memory(
@@ -136,7 +168,11 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
         elif kind == "question":
             _required(record, ("id", "user", "text"), where)
             answers = record.get("answers")
-            if not isinstance(answers, list) or not answers:
+            if (
+                not isinstance(answers, list)
+                or not answers
+                or not all(isinstance(a, str) for a in answers)
+            ):
                 raise InvalidDataset(f"{where}: 'answers' must be a non-empty list of memory ids")
             data.questions.append(Question(record["id"], record["user"], record["text"], answers))
         else:
@@ -144,6 +180,8 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
     ids = {m.id for m in data.memories}
     if len(ids) != len(data.memories):
         raise InvalidDataset(f"{path.name}: memory ids are not unique")
+    if len({q.id for q in data.questions}) != len(data.questions):
+        raise InvalidDataset(f"{path.name}: question ids are not unique")
     for q in data.questions:
         unknown = [a for a in q.answers if a not in ids]
         if unknown:

@@ -80,12 +80,45 @@ def test_the_bundled_stream_is_rebuilt_byte_for_byte():
         ('{"type": "question", "id": "q", "user": "u", "text": "?", "answers": []}', "answers"),
         ('{"type": "question", "id": "q", "user": "u", "text": "?", "answers": ["z"]}', "unknown"),
         ('{"type": "other"}', "type must be"),
+        # these went through, to a traceback or to wrong data (contacts "Tom": T, o, m)
+        ('{"id": "b", "user": "u", "content": "y", "day": "tomorrow"}', "'day' must be"),
+        ('{"id": "b", "user": "u", "content": "y", "day": NaN}', "'day' must be"),
+        ('{"id": "b", "user": "u", "content": "y", "day": -1}', "'day' must be"),
+        ('{"id": "b", "user": "u", "content": "y", "fact": 5}', "'fact' must be a string"),
+        ('{"id": "b", "user": "u", "content": "y", "contacts": "Tom"}', "'contacts' must be"),
+        ('{"type": "question", "id": "q", "user": "u", "text": "?", "answers": [[1]]}', "answers"),
+        (
+            '{"type": "question", "id": "q", "user": "u", "text": "?", "answers": ["a"]}\n'
+            '{"type": "question", "id": "q", "user": "v", "text": "?", "answers": ["a"]}',
+            "question ids are not unique",
+        ),
     ],
 )
 def test_a_malformed_dataset_line_is_named(tmp_path, line, message):
     path = tmp_path / "d.jsonl"
     path.write_text('{"id": "a", "user": "u", "content": "x"}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(InvalidDataset, match=message):
+        load_dataset(path)
+
+
+def test_a_dataset_with_a_bom_crlf_and_u2028_loads(tmp_path):
+    lines = [
+        {"id": "a", "user": "u", "content": "Ann wrote\u2028a poem"},
+        {"type": "question", "id": "q", "user": "u", "text": "What?", "answers": ["a"]},
+    ]
+    text = "\r\n".join(json.dumps(r, ensure_ascii=False) for r in lines) + "\r\n"
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    data = load_dataset(path)
+    assert [m.content for m in data.memories] == ["Ann wrote\u2028a poem"]
+    assert [q.answers for q in data.questions] == [["a"]]
+
+
+def test_a_dataset_line_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"id": "a", "user": "u", "content": "x"}\n{"id": "b", "user": "u", '
+                     b'"content": "K\xe4se"}\n')  # fmt: skip
+    with pytest.raises(InvalidDataset, match="line 2: not UTF-8"):
         load_dataset(path)
 
 
