@@ -39,6 +39,7 @@ from pymem.errors import (
     InvalidFactValue,
     SchemaMismatch,
     SerializationFailure,
+    WrongArgumentType,
     wrap_errors,
 )
 from pymem.migrate import shipped_schema_version
@@ -446,6 +447,31 @@ def _vector(embedding: Embedding | None) -> np.ndarray | None:
     return vector
 
 
+def _texts(values: Sequence[str] | None, name: str) -> list[str] | None:
+    """A list parameter (contacts, aliases, kinds) as a list; a lone string would be
+    iterated into its characters (kinds="fact" filtered on 'f', 'a', 'c', 't')."""
+    if values is None:
+        return None
+    if isinstance(values, str | bytes):
+        raise WrongArgumentType(
+            f"{name} must be a list of strings, got a single string {values!r}",
+            sqlstate=WrongArgumentType.sqlstate,
+        )
+    return list(values)
+
+
+def _ids(values: Sequence[UUID | str] | None, name: str) -> list[str] | None:
+    """A list of memory ids as strings; a lone id is refused like a lone string."""
+    if values is None:
+        return None
+    if isinstance(values, str | bytes | UUID):
+        raise WrongArgumentType(
+            f"{name} must be a list of ids, got a single {type(values).__name__}",
+            sqlstate=WrongArgumentType.sqlstate,
+        )
+    return [str(i) for i in values]
+
+
 def _json_number(x: Any) -> Any:
     # JSON has no NaN or infinity: send them as strings, which the server
     # refuses as "not a number" (PM005) naming the item.
@@ -765,7 +791,7 @@ class MemoryStore:
                 dedup_threshold,
                 supersede_threshold,
                 on_related,
-                list(contacts) if contacts is not None else None,
+                _texts(contacts, "contacts"),
             ),
             UpsertResult,
             one=True,
@@ -860,7 +886,7 @@ class MemoryStore:
                 _vector(query_embedding),
                 k,
                 query_text,
-                list(kinds) if kinds is not None else None,
+                _texts(kinds, "kinds"),
                 include_cold,
                 min_similarity,
                 touch,
@@ -875,7 +901,7 @@ class MemoryStore:
         """``pymem.touch``: re-mention memories; returns how many were touched."""
         return _Call(
             "SELECT pymem.touch(%s, %s::uuid[])",
-            (user_id, [str(i) for i in memory_ids]),
+            (user_id, _ids(memory_ids, "memory_ids")),
             user_id=user_id,
         )
 
@@ -1090,10 +1116,10 @@ class MemoryStore:
             (
                 user_id,
                 name,
-                None if memory_ids is None else [str(i) for i in memory_ids],
+                _ids(memory_ids, "memory_ids"),
                 relationship,
                 None if attributes is None else Jsonb(dict(attributes)),
-                None if aliases is None else list(aliases),
+                _texts(aliases, "aliases"),
                 description,
             ),
             user_id=user_id,
@@ -1200,7 +1226,7 @@ class MemoryStore:
                 min_similarity,
                 min_group,
                 include_pinned,
-                list(kinds) if kinds is not None else None,
+                _texts(kinds, "kinds"),
             ),
             ConsolidationGroup,
             user_id=user_id,
@@ -1220,7 +1246,7 @@ class MemoryStore:
             "SELECT pymem.consolidate(%s, %s::uuid[], %s, %s, %s)",
             (
                 user_id,
-                [str(i) for i in source_ids],
+                _ids(source_ids, "source_ids"),
                 content,
                 _vector(embedding),
                 Jsonb(dict(details or {})),

@@ -138,3 +138,23 @@ def test_a_batch_restating_one_fact_a_thousand_times(store, conn):
         1,
         1_000,
     )
+
+
+def test_a_lone_string_for_a_list_parameter_is_refused_not_split_into_characters(store, conn):
+    # contacts="Tom" linked three people, T, o and m; kinds="fact" recalled nothing
+    kept = store.upsert("ann", "Ann met Tom", unit(0), contacts=["Tom"]).memory_id
+    calls = [
+        lambda: store.upsert("ann", "Ann met Tom again", unit(1), contacts="Tom"),
+        lambda: store.recall("ann", unit(0), 5, kinds="fact"),
+        lambda: store.sync_contact("ann", "Tom", aliases="Tommy"),
+        lambda: store.sync_contact("ann", "Tom", memory_ids=str(kept)),
+        lambda: store.touch("ann", kept),
+        lambda: store.consolidation_candidates("ann", kinds="fact"),
+    ]
+    for call in calls:
+        with pytest.raises(WrongArgumentType, match="must be a list") as info:
+            call()
+        assert info.value.sqlstate == "42883"
+    names = conn.execute("SELECT name FROM pymem.contacts WHERE user_id = 'ann'").fetchall()
+    assert names == [("Tom",)]
+    assert [h.memory_id for h in store.recall("ann", unit(0), 5, kinds=["fact"])] == [kept]
