@@ -373,18 +373,30 @@ _SWAP_USER = "SELECT current_setting('pymem.user_id', true), set_config('pymem.u
 @contextmanager
 def _as_user(conn: psycopg.Connection, user_id: str | None) -> Iterator[None]:
     """Run one call with ``pymem.user_id`` set to its user, transaction-locally
-    (row-level security for pymem_app): in a transaction of its own on an
+    (row-level security for pymem_app): in a transaction of its own on an idle
     autocommit (DSN or pooled) connection, else in the caller's transaction,
-    whose previous setting is restored after the call."""
+    whose previous setting is restored after the call (in a savepoint of the
+    call's own when the caller's block is ``with conn.transaction()`` on an
+    autocommit connection, as psycopg nests it)."""
     if not isinstance(user_id, str):
         # no user (decay, settings), or a wrong type the server refuses
         yield
         return
-    if conn.autocommit:
+    if conn.autocommit and not _in_open_transaction(conn):
         with conn.transaction():
             conn.execute(_SET_USER, (user_id,))
             yield
         return
+    if conn.autocommit:
+        with conn.transaction(), _swapped_user(conn, user_id):
+            yield
+        return
+    with _swapped_user(conn, user_id):
+        yield
+
+
+@contextmanager
+def _swapped_user(conn: psycopg.Connection, user_id: str) -> Iterator[None]:
     previous, _ = conn.execute(_SWAP_USER, (user_id,)).fetchone()
     try:
         yield
@@ -406,11 +418,21 @@ async def _as_user_async(conn: psycopg.AsyncConnection, user_id: str | None) -> 
     if not isinstance(user_id, str):
         yield
         return
-    if conn.autocommit:
+    if conn.autocommit and not _in_open_transaction(conn):
         async with conn.transaction():
             await conn.execute(_SET_USER, (user_id,))
             yield
         return
+    if conn.autocommit:
+        async with conn.transaction(), _swapped_user_async(conn, user_id):
+            yield
+        return
+    async with _swapped_user_async(conn, user_id):
+        yield
+
+
+@asynccontextmanager
+async def _swapped_user_async(conn: psycopg.AsyncConnection, user_id: str) -> AsyncIterator[None]:
     previous, _ = await (await conn.execute(_SWAP_USER, (user_id,))).fetchone()
     try:
         yield

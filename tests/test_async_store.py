@@ -183,3 +183,15 @@ def test_a_call_refused_before_the_server_restores_the_callers_user(fresh_dsn):
             return await cur.fetchone()
 
     assert asyncio.run(main()) == ("bob",)
+
+
+def test_a_callers_transaction_block_on_an_autocommit_connection_keeps_its_user(fresh_dsn):
+    async def main():
+        connecting = psycopg.AsyncConnection.connect(fresh_dsn, autocommit=True)
+        async with await connecting as conn, conn.transaction():
+            await conn.execute("SELECT set_config('pymem.user_id', 'bob', true)")
+            await AsyncMemoryStore(conn).upsert("ann", "Ann plays go", unit(0))
+            cur = await conn.execute("SELECT current_setting('pymem.user_id')")
+            return await cur.fetchone()
+
+    assert asyncio.run(main()) == ("bob",)

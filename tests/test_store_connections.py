@@ -64,3 +64,19 @@ def test_a_call_refused_before_the_server_restores_the_callers_user(conn):
             store.upsert("ann", content, unit(0))
         assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
         assert conn.execute("SELECT current_setting('pymem.user_id')").fetchone() == ("bob",)
+
+
+def test_a_callers_transaction_block_on_an_autocommit_connection_keeps_its_user(conn):
+    # `with conn.transaction()` on an autocommit connection: the call ran in a savepoint
+    # and its user outlived it, so the caller's transaction went on as "ann"
+    conn.autocommit = True
+    store = MemoryStore(conn)
+    with conn.transaction() as tx:
+        conn.execute("SELECT set_config('pymem.user_id', 'bob', true)")
+        store.upsert("ann", "Ann plays go", unit(0))
+        assert conn.execute("SELECT current_setting('pymem.user_id')").fetchone() == ("bob",)
+        with pytest.raises(InvalidContent):  # a refused call leaves the block usable
+            store.upsert("ann", " ", unit(1))
+        assert conn.execute("SELECT current_setting('pymem.user_id')").fetchone() == ("bob",)
+        assert [h.content for h in store.recall("ann", unit(0), 5)] == ["Ann plays go"]
+        raise psycopg.Rollback(tx)
