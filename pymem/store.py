@@ -206,6 +206,23 @@ class PendingConflict:
     created_at: datetime
 
 
+def _json_dumps(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except TypeError as exc:
+        # psycopg would let the TypeError through, from inside the call
+        raise WrongArgumentType(
+            f"a value the store sends as JSON is not JSON-serializable: {exc}",
+            sqlstate=WrongArgumentType.sqlstate,
+        ) from exc
+
+
+def _jsonb(value: Any) -> Jsonb:
+    """A jsonb parameter; a value JSON cannot hold (a datetime, a set) is
+    WrongArgumentType, as a value the driver cannot send."""
+    return Jsonb(value, dumps=_json_dumps)
+
+
 def _fact_json(value: Any) -> str | None:
     """A fact value as JSON text; None goes through for the server's PM021."""
     if value is None:
@@ -804,8 +821,8 @@ class MemoryStore:
                 importance,
                 source,
                 pinned,
-                Jsonb(dict(metadata or {})),
-                Jsonb(dict(details or {})),
+                _jsonb(dict(metadata or {})),
+                _jsonb(dict(details or {})),
                 topic,
                 canonical,
                 valid_until,
@@ -844,7 +861,7 @@ class MemoryStore:
                     user_id,
                     contents,
                     vectors,
-                    None if options is None else Jsonb(options),
+                    None if options is None else _jsonb(options),
                     dedup_threshold,
                     supersede_threshold,
                     on_related,
@@ -857,7 +874,7 @@ class MemoryStore:
             " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
             (
                 user_id,
-                Jsonb([_item_json(i) for i in items]),
+                _jsonb([_item_json(i) for i in items]),
                 dedup_threshold,
                 supersede_threshold,
                 on_related,
@@ -1140,7 +1157,7 @@ class MemoryStore:
                 name,
                 _ids(memory_ids, "memory_ids"),
                 relationship,
-                None if attributes is None else Jsonb(dict(attributes)),
+                None if attributes is None else _jsonb(dict(attributes)),
                 _texts(aliases, "aliases"),
                 description,
             ),
@@ -1212,7 +1229,7 @@ class MemoryStore:
                 user_id,
                 str(contact),
                 description,
-                None if attributes is None else Jsonb(dict(attributes)),
+                None if attributes is None else _jsonb(dict(attributes)),
             ),
             user_id=user_id,
         )
@@ -1271,7 +1288,7 @@ class MemoryStore:
                 _ids(source_ids, "source_ids"),
                 content,
                 _vector(embedding),
-                Jsonb(dict(details or {})),
+                _jsonb(dict(details or {})),
             ),
             user_id=user_id,
         )
@@ -1283,7 +1300,7 @@ class MemoryStore:
         """``pymem.apply_maintenance``: a reviewer's plan, all or nothing, a row per op."""
         return _Call(
             "SELECT * FROM pymem.apply_maintenance(%s, %s)",
-            (user_id, Jsonb(_plan_json(ops))),
+            (user_id, _jsonb(_plan_json(ops))),
             MaintenanceResult,
             user_id=user_id,
         )

@@ -4,6 +4,8 @@ driver error), and nothing is half written."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import numpy as np
 import pytest
 
@@ -158,3 +160,20 @@ def test_a_lone_string_for_a_list_parameter_is_refused_not_split_into_characters
     names = conn.execute("SELECT name FROM pymem.contacts WHERE user_id = 'ann'").fetchall()
     assert names == [("Tom",)]
     assert [h.memory_id for h in store.recall("ann", unit(0), 5, kinds=["fact"])] == [kept]
+
+
+def test_a_value_json_cannot_hold_is_wrong_argument_type(store):
+    # a datetime in metadata, a set in details: a bare TypeError from inside the driver
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    calls = [
+        lambda: store.upsert("ann", "Ann x", unit(0), metadata={"at": when}),
+        lambda: store.upsert_many("ann", [{"content": "y", "embedding": unit(1), "details": {1j}}]),
+        lambda: store.sync_contact("ann", "Tom", attributes={"born": when.date()}),
+    ]
+    for call in calls:
+        with pytest.raises(WrongArgumentType, match="not JSON-serializable") as info:
+            call()
+        assert info.value.sqlstate == "42883"
+    assert store.upsert("ann", "Ann x", unit(0), metadata={"at": when.isoformat()}).action == (
+        "inserted"
+    )
