@@ -250,11 +250,15 @@ BEGIN
         ) ORDER BY k.conrelid::regclass::text, k.conname), '{}')
         INTO v_foreign_keys
         FROM pg_constraint AS k
-        WHERE k.contype = 'f' AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables));
+        -- a key to a partitioned table has a child per leaf (conparentid): they
+        -- come and go with the key itself
+        WHERE k.contype = 'f' AND k.conparentid = 0
+            AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables));
         FOR v_statement IN
             SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', k.conrelid::regclass, k.conname)
             FROM pg_constraint AS k
-            WHERE k.contype = 'f' AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables))
+            WHERE k.contype = 'f' AND k.conparentid = 0
+                AND (k.conrelid = ANY(v_tables) OR k.confrelid = ANY(v_tables))
         LOOP
             EXECUTE v_statement;
         END LOOP;

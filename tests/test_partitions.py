@@ -255,6 +255,34 @@ def test_migrate_partitions_a_table_a_later_migration_adds(empty_dsn):
         conn.execute("DROP ROLE pymem_test_reader")
 
 
+def test_a_later_table_referencing_a_partitioned_one_is_partitioned_with_its_key(empty_dsn):
+    """A foreign key to a partitioned table has a child constraint per leaf; only the
+    key itself is dropped and made again (dropping a child failed: 'does not exist')."""
+    migrate(empty_dsn, partitions=2)
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        memory = MemoryStore(conn).upsert(A, "ann drinks green tea", unit(0)).memory_id
+        conn.execute(
+            "CREATE TABLE pymem.memory_notes (user_id text NOT NULL, memory_id uuid NOT NULL,"
+            " body text, PRIMARY KEY (user_id, memory_id), FOREIGN KEY (user_id, memory_id)"
+            " REFERENCES pymem.memories (user_id, id) ON DELETE CASCADE)"
+        )
+        conn.execute(
+            "INSERT INTO pymem.memory_notes VALUES (%s, %s, 'first met at a tea house')",
+            (A, memory),
+        )
+        assert migrate(empty_dsn).partitioned == [("memory_notes", 2, 1)]
+        keys = conn.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE conrelid = 'pymem.memory_notes'::regclass AND contype = 'f'"
+            " AND conparentid = 0"
+        ).fetchall()
+        assert len(keys) == 1 and "REFERENCES pymem.memories(user_id, id)" in keys[0][1]
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            conn.execute("INSERT INTO pymem.memory_notes VALUES (%s, gen_random_uuid(), 'x')", (A,))
+        conn.execute("DELETE FROM pymem.memories WHERE id = %s", (memory,))
+        assert conn.execute("SELECT count(*) FROM pymem.memory_notes").fetchone() == (0,)
+
+
 def test_what_would_be_lost_makes_partitioning_fail_whole(empty_dsn):
     """A policy of another table, or a column of another table typed by a table's
     rows, would go with the old table: the conversion fails, nothing changed."""
