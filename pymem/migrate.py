@@ -291,8 +291,12 @@ def migrate(
         with wrap_errors(), conn.transaction():
             if lock_timeout:  # partitioning a table locks it whole, as a migration's DDL does
                 conn.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))
-            leaves = partitions or conn.execute("SELECT pymem.store_partitions()").fetchone()[0]
-            if leaves:
+            leaves = (
+                partitions  # 0 or 1 included: partition_by_user refuses them (PM006)
+                if partitions is not None
+                else conn.execute("SELECT pymem.store_partitions()").fetchone()[0]
+            )
+            if leaves is not None:
                 result.partitioned = conn.execute(
                     "SELECT table_name, partition_count, rows_moved"
                     " FROM pymem.partition_by_user(%s) WHERE converted",

@@ -255,6 +255,14 @@ def test_migrate_partitions_a_table_a_later_migration_adds(empty_dsn):
         conn.execute("DROP ROLE pymem_test_reader")
 
 
+@pytest.mark.parametrize("count", [0, 1, -3])
+def test_migrate_refuses_a_partition_count_below_two(empty_dsn, count):
+    """0 was taken for "not given" and the store stayed plain without a word."""
+    with pytest.raises(InvalidParameter):
+        migrate(empty_dsn, partitions=count)
+    assert cli(["--dsn", empty_dsn, "migrate", "--partitions", str(count)]) == 2
+
+
 def test_a_later_table_referencing_a_partitioned_one_is_partitioned_with_its_key(empty_dsn):
     """A foreign key to a partitioned table has a child constraint per leaf; only the
     key itself is dropped and made again (dropping a child failed: 'does not exist')."""
