@@ -236,6 +236,13 @@ class ConnectionLost(PymemError):
     """
 
 
+class PoolExhausted(ConnectionLost):
+    """No connection of the store's pool came free within the pool's timeout
+    (``psycopg_pool.PoolTimeout``): every connection is busy. Nothing was sent;
+    retry later, or give the pool more connections. A ``ConnectionLost``, so a
+    handler of lost connections keeps catching it."""
+
+
 class InvalidInput(PymemError):
     """A value PostgreSQL cannot read as its type: a malformed uuid or timestamp, a number out
     of range, text that is not UTF-8, JSON nested too deep. ``sqlstate`` is PostgreSQL's own
@@ -291,6 +298,10 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         cls, message = InvalidEmbedding, f"embedding is not finite: {message}"
     if cls is None and sqlstate == "22000" and "at least 1 dimension" in message:
         cls, message = DimensionMismatch, f"embedding has no dimensions: {message}"
+    if cls is None and type(exc).__name__ == "PoolTimeout":
+        # psycopg_pool's (an optional dependency): the pool had no free connection
+        cls = PoolExhausted
+        message = f"no free connection in the pool: {message}"
     if (
         cls is None
         and isinstance(exc, psycopg.OperationalError)

@@ -9,7 +9,7 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from pymem import MemoryStore, configure_connection
-from pymem.errors import InvalidContent
+from pymem.errors import ConnectionLost, InvalidContent, PoolExhausted
 from tests.conftest import unit
 
 
@@ -27,6 +27,21 @@ def test_store_over_a_connection_pool(fresh_dsn):
         again = store.upsert("ann", "Ann plays chess.", unit(0))
         assert (first.action, again.action) == ("inserted", "duplicate")
         assert [h.memory_id for h in store.recall("ann", unit(0), 1)] == [first.memory_id]
+
+
+def test_an_exhausted_pool_says_so(fresh_dsn):
+    """PoolTimeout was reported as 'connection to the database lost'."""
+    with ConnectionPool(
+        fresh_dsn, min_size=1, max_size=1, timeout=0.2, kwargs={"autocommit": True}, open=True
+    ) as pool:
+        store = MemoryStore(pool)
+        with (
+            pool.connection(),  # the only connection is busy
+            pytest.raises(PoolExhausted, match="no free connection in the pool") as info,
+        ):
+            store.upsert("ann", "Ann plays chess", unit(0))
+        assert isinstance(info.value, ConnectionLost)
+        assert store.upsert("ann", "Ann plays chess", unit(0)).action == "inserted"
 
 
 def test_store_joins_the_callers_transaction(fresh_dsn):
