@@ -97,11 +97,8 @@ DECLARE
     v_ids uuid [] := '{}';
     v_row record;
 BEGIN
-    -- the checks' functions run only to raise their documented errors
-    IF user_id IS NULL OR length(user_id) > 256
-        OR btrim(user_id, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
-        PERFORM pymem._check_user(user_id);
-    END IF;
+    -- one rule for user ids, the writes' (a copy of it here had drifted)
+    PERFORM pymem._check_user(user_id);
     SELECT s.* INTO v_cfg FROM pymem.settings AS s;
     IF query_embedding IS NULL OR vector_dims(query_embedding) <> v_cfg.embedding_dimensions
         OR vector_norm(query_embedding) = 0 THEN

@@ -562,14 +562,18 @@ AS $$
 DECLARE
     v_words text[] := coalesce(pymem._contact_tokens(message), '{}');
     v_lengths integer[];
+    v_longest integer;
     v_at timestamptz := clock_timestamp();
 BEGIN
     PERFORM pymem._check_user(user_id);
     IF cardinality(v_words) = 0 THEN
         RETURN;
     END IF;
-    -- the word counts of the user's names and aliases
-    SELECT array_agg(DISTINCT cardinality(string_to_array(k.key, ' '))) INTO v_lengths
+    -- the word counts of the user's names and aliases, and the largest
+    SELECT
+        array_agg(DISTINCT cardinality(string_to_array(k.key, ' '))),
+        max(cardinality(string_to_array(k.key, ' ')))
+    INTO v_lengths, v_longest
     FROM (
         SELECT c.normalized_name AS key
         FROM pymem.contacts AS c
@@ -594,7 +598,7 @@ BEGIN
             w.pos,
             array_agg(w.word) OVER (
                 ORDER BY w.pos
-                ROWS BETWEEN CURRENT ROW AND (SELECT max(l) - 1 FROM unnest(v_lengths) AS l) FOLLOWING
+                ROWS BETWEEN CURRENT ROW AND v_longest - 1 FOLLOWING
             ) AS words
         FROM unnest(v_words) WITH ORDINALITY AS w (word, pos)
     ),
