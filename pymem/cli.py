@@ -578,7 +578,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from pymem.eval import evaluate, format_report
 
-    result = evaluate(args.dsn, args.dataset, database=args.database)
+    result = evaluate(args.dsn, args.dataset, database=args.database, yes=args.yes)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
@@ -599,7 +599,12 @@ def _add_eval_parser(sub) -> None:
     p.add_argument(
         "--database",
         default="pymem_eval",
-        help="the database to (re)create for the run, on the --dsn server or the embedded one",
+        help="the database the run makes and re-makes, on the --dsn server or the embedded "
+        "one; one it did not make is never dropped (a pymem store, a server's own database), "
+        "one holding other tables only with --yes",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="drop a --database that holds tables (not a store)"
     )
     p.set_defaults(func=cmd_eval)
 

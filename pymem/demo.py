@@ -10,8 +10,6 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
-import psycopg
-
 from pymem import server
 from pymem.embedder import default_embedder
 from pymem.migrate import migrate
@@ -132,8 +130,7 @@ def _demo_dsn(dsn: str | None) -> str:
     if not server.uses_embedded(dsn):
         return server.resolve_dsn(dsn)
     admin = server.start_embedded(database="postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS pymem_demo WITH (FORCE)")
+    server.recreate_scratch_database(admin, "pymem_demo", owner="pymem demo")
     return server.start_embedded(database="pymem_demo")
 
 

@@ -204,6 +204,15 @@ class InternalFunction(PymemError):
     sqlstate = "PM050"
 
 
+class NotAScratchDatabase(PymemError):
+    """A command that drops and re-creates a database of its own (``pymem eval``,
+    ``pymem demo``, ``pymem bench``) was given one it did not create: one that holds a
+    pymem store, a server's own database, or (without ``--yes``) one that holds tables.
+    Nothing was dropped."""
+
+    sqlstate = "PM051"
+
+
 class QueryCanceled(PymemError):
     """57014: statement_timeout expired (or the query was cancelled); nothing was written."""
 

@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from pymem.errors import PymemError
@@ -293,16 +292,13 @@ class Progress:
 # -- the two stores ----------------------------------------------------------------------
 
 
-def eval_database(dsn: str | None, name: str) -> str:
-    """A fresh database ``name`` on the server of ``dsn``, else on the embedded one."""
-    from pymem.server import create_database, start_embedded
+def eval_database(dsn: str | None, name: str, *, yes: bool = False) -> str:
+    """A fresh database ``name`` on the server of ``dsn``, else on the embedded one; only a
+    database an earlier run made is dropped (see ``server.recreate_scratch_database``)."""
+    from pymem.server import recreate_scratch_database, start_embedded
 
     admin = dsn or start_embedded(database="postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
-    create_database(admin, name)
+    recreate_scratch_database(admin, name, owner="pymem eval", yes=yes)
     return make_conninfo(admin, dbname=name)
 
 
@@ -504,6 +500,7 @@ def evaluate(
     dataset: str | Path | None = None,
     *,
     database: str = "pymem_eval",
+    yes: bool = False,
     embed=None,
     progress_stream=None,
 ) -> dict[str, Any]:
@@ -511,6 +508,8 @@ def evaluate(
     from pymem.migrate import migrate
 
     data = load_dataset(dataset)
+    # refused (or re-made) before minutes of embedding
+    target = eval_database(dsn, database, yes=yes)
     if embed is None:
         from pymem.embedder import default_embedder
 
@@ -520,7 +519,6 @@ def evaluate(
     qvectors = dict(
         zip([q.id for q in data.questions], embed([q.text for q in data.questions]), strict=True)
     )
-    target = eval_database(dsn, database)
     migrate(target)
     steps = 3 * len(data.memories) + 3 * len(data.questions)
     progress = Progress(steps, progress_stream)

@@ -114,6 +114,90 @@ def create_database(admin_dsn: str, database: str, template: str | None = None) 
             pass
 
 
+# What a command that owns a scratch database writes on it (COMMENT ON DATABASE), so that
+# a later run may drop it again; a database without it is somebody's, and is never dropped.
+SCRATCH_MARK = "pymem scratch database"
+# a server's own databases and the embedded default store are never anyone's scratch
+_NEVER_SCRATCH = frozenset({"postgres", "template0", "template1", DATABASE})
+
+
+def recreate_scratch_database(
+    admin_dsn: str, database: str, *, owner: str, yes: bool = False, template: str | None = None
+) -> None:
+    """Drop and re-create ``database`` for the command ``owner`` (``pymem eval``, ...).
+
+    A database this function made (it carries :data:`SCRATCH_MARK`) is dropped; so is an
+    empty one. One that holds a pymem store it did not make, or a server's own database,
+    is refused outright; one holding other tables only with ``yes``. Refusals are
+    :class:`~pymem.errors.NotAScratchDatabase` and drop nothing.
+    """
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        _check_scratch(conn, admin_dsn, database, owner=owner, yes=yes)
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
+        stmt = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database))
+        if template:
+            stmt += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
+        conn.execute(stmt)
+        conn.execute(
+            sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+                sql.Identifier(database), sql.Literal(f"{SCRATCH_MARK} of {owner}")
+            )
+        )
+
+
+def drop_scratch_database(admin_dsn: str, database: str, *, owner: str) -> None:
+    """Drop ``database`` if it exists and is a scratch database (see
+    :func:`recreate_scratch_database`); refuse anything else."""
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        _check_scratch(conn, admin_dsn, database, owner=owner, yes=False)
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
+
+
+def _check_scratch(
+    conn: psycopg.Connection, admin_dsn: str, database: str, *, owner: str, yes: bool
+) -> None:
+    from pymem.errors import NotAScratchDatabase
+
+    def refuse(why: str, hint: str) -> None:
+        raise NotAScratchDatabase(
+            f"{owner}: will not drop database {database!r}: {why}; nothing was changed",
+            hint=hint,
+        )
+
+    if database in _NEVER_SCRATCH:
+        refuse("it is a server's own database or the default store", "Name another database.")
+    row = conn.execute(
+        "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+        (database,),
+    ).fetchone()
+    if row is None or (row[0] or "").startswith(SCRATCH_MARK):
+        return
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(make_conninfo(admin_dsn, dbname=database), autocommit=True) as inside:
+        has_store, tables = inside.execute(
+            "SELECT to_regclass('pymem.memories') IS NOT NULL,"
+            " (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            "   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+            "     AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+            "     AND n.nspname NOT LIKE 'pg\\_%')"
+        ).fetchone()
+    if has_store:
+        refuse(
+            f"it holds a pymem store that {owner} did not create",
+            "Name a database of its own (the default is made and re-made by the command).",
+        )
+    if tables and not yes:
+        refuse(
+            f"it holds {tables} tables that {owner} did not create",
+            "Name another database, or add --yes to drop it and its tables.",
+        )
+
+
 def embedded_status(pgdata: Path | None = None) -> dict[str, object]:
     """Whether the embedded server runs, its pid and DSN, without starting it."""
     pgdata = pgdata or data_dir()
