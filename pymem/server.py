@@ -189,7 +189,9 @@ def _check_scratch(
     if has_store:
         refuse(
             f"it holds a pymem store that {owner} did not create",
-            "Name a database of its own (the default is made and re-made by the command).",
+            "Name another database. One that a pymem older than this mark made for the "
+            f"command has no mark: if it is a scratch copy, drop it yourself (DROP DATABASE "
+            f"{database}) and run again.",
         )
     if tables and not yes:
         refuse(
