@@ -754,8 +754,11 @@ $$;
 
 -- A ready prompt block about a person: name (relationship), aliases,
 -- description, attributes, then their linked live facts by decay score
--- ("- fact" lines). At most max_chars characters: whole lines while they
--- fit, then the first line that does not fit cut on a grapheme boundary
+-- ("- fact" lines); ties (memories written in one transaction share its
+-- clock) newest first, then by text in code point order, then kind and
+-- id: the same store built twice gives the same card (ids are random).
+-- At most max_chars characters: whole lines while they fit, then the
+-- first line that does not fit cut on a grapheme boundary
 -- (pymem._truncate_graphemes) and ended with '…'.
 CREATE OR REPLACE FUNCTION pymem.contact_card(
     user_id text, contact text, max_chars integer DEFAULT 600
@@ -797,6 +800,8 @@ BEGIN
             pymem.decay_score(m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at)
             DESC,
             m.created_at DESC,
+            m.content COLLATE "C",
+            m.kind,
             m.id
         LIMIT 50
     );

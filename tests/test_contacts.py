@@ -446,6 +446,40 @@ def test_card_orders_facts_by_decay_and_cuts_on_graphemes(store, conn):
         store.contact_card("alice", "Mia", max_chars=0)
 
 
+def test_card_order_is_total_so_two_stores_built_alike_give_the_same_card(store, conn):
+    """Facts written in one transaction share its clock: the same strength and created_at.
+    The order was left to their ids (random), so the same store built twice printed the
+    card's lines in another order. Ties now go newest first, then by text (code points)."""
+    facts = ["Mia runs", "Mia is a nurse", "Mia lives in Lyon", "Mia has a cat", "Mia likes jazz"]
+    cards = []
+    for user in ("alice", "bob"):  # two users' stores, built alike (their ids differ)
+        ids = remember(store, facts, user=user)
+        store.sync_contact(user, "Mia", ids)
+        cards.append(store.contact_card(user, "Mia"))
+    assert cards[0] == cards[1]
+    assert cards[0].splitlines() == ["Mia"] + [f"- {f}" for f in sorted(facts)]
+
+    # the whole rule with ties on purpose: strength first, then newest, then text
+    ids = dict(zip(facts, remember(store, facts, user="carol"), strict=True))
+    conn.execute(
+        "UPDATE pymem.memories SET importance = 0.9 WHERE id = ANY(%s)",
+        ([ids["Mia runs"], ids["Mia likes jazz"]],),  # strongest, tied with each other
+    )
+    conn.execute(  # the same strength as the rest, created earlier
+        "UPDATE pymem.memories SET created_at = created_at - interval '1 day' WHERE id = %s",
+        (ids["Mia has a cat"],),
+    )
+    store.sync_contact("carol", "Mia", list(ids.values()))
+    assert store.contact_card("carol", "Mia").splitlines() == [
+        "Mia",
+        "- Mia likes jazz",
+        "- Mia runs",
+        "- Mia is a nurse",
+        "- Mia lives in Lyon",
+        "- Mia has a cat",
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "max_chars", "expected"),
     [
