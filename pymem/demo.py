@@ -10,6 +10,8 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import psycopg
+
 from pymem import server
 from pymem.embedder import default_embedder
 from pymem.migrate import migrate
@@ -69,14 +71,42 @@ SESSIONS: list[tuple[str, list[dict]]] = [
 ]
 
 
-def _print_actions(items: list[dict], results) -> None:
+def _normalized(sql: psycopg.Connection, texts: list[str]) -> list[str]:
+    """The texts as the write path compares them: pymem._normalize, the rule itself."""
+    rows = sql.execute(
+        "SELECT pymem._normalize(t) FROM unnest(%s::text[]) WITH ORDINALITY AS u (t, i) ORDER BY i",
+        (texts,),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _print_actions(
+    items: list[dict], results, sql: psycopg.Connection, stored: dict[uuid.UUID, str]
+) -> None:
+    """Each decision with its rule. ``stored``: the content of each memory written so far
+    (by id, kept up to date here), for the memory a duplicate matched."""
+    pad = " " * 26
     for item, r in zip(items, results, strict=True):
         sim = "" if r.similarity is None else f"sim {r.similarity:.2f}"
-        tags = ", ".join(f"{k} {item[k]}" for k in ("kind", "topic") if item.get(k))
+        tags = ", ".join(
+            f"{k} {item[k]}" for k in ("kind", "topic", "importance") if item.get(k) is not None
+        )
         print(f"  {r.ordinal:>2}. {r.action:<10} {sim:<9} {item['content']}")
-        print(f"      {'':<19} why: {r.rule}" + (f"  [{tags}]" if tags else ""))
+        print(f"{pad}why: {r.rule}" + (f"  [{tags}]" if tags else ""))
         if r.action == "inserted" and r.matched_id is not None:
-            print(f"      {'':<19} queued for the app's review with a related memory")
+            print(f"{pad}queued for the app's review with a related memory")
+        if r.rule == "same normalized text" and r.matched_id in stored:
+            texts = [item["content"], stored[r.matched_id]]
+            print(
+                f"{pad}normalized: lower case, no intensifiers (very, 非常, ...),"
+                " no spaces or punctuation"
+            )
+            for text, form, label in zip(
+                texts, _normalized(sql, texts), ("", " (the stored memory)"), strict=True
+            ):
+                print(f"{pad}  {text!r} -> {form!r}{label}")
+        if r.action in ("inserted", "superseded"):
+            stored[r.memory_id] = item["content"]
 
 
 def _reviews_demo(store: MemoryStore, user: str) -> None:
@@ -94,13 +124,20 @@ def _reviews_demo(store: MemoryStore, user: str) -> None:
     print(f"  still pending: {len(store.pending_reviews(user))}")
 
 
-def _print_recall(title: str, hits) -> None:
+def _days(at: datetime | None, since: datetime) -> float:
+    """Days from ``since`` to ``at`` (None: now), as decay counts them (never below 0)."""
+    return max(0.0, ((at or datetime.now(timezone.utc)) - since).total_seconds() / 86400.0)
+
+
+def _print_recall(title: str, hits, at: datetime | None = None) -> None:
+    """Each hit with its strength's factors: its importance, days since its last mention."""
     print(f"\n  recall: {title}")
     if not hits:
         print("    (nothing)")
     for h in hits:
         print(
             f"    score {h.score:5.2f}  sim {h.similarity:5.2f}  strength {h.decay_score:5.3f}"
+            f" (importance {h.importance:.2f}, {_days(at, h.last_access_at):3.0f} days)"
             f"  {h.tier:<4} {h.kind:<10} {h.content}"
         )
 
@@ -118,7 +155,13 @@ def _facts_demo(store: MemoryStore, user: str) -> None:
         print(f"  set_fact likes_os = {os_name!r} (high): {action}")
     for c in store.pending_conflicts(user):
         print(f"  pending: {c.fact_key} {c.value!r} vs {c.candidate_value!r} - ask the user")
-    print(f"  contradiction rate: {store.contradiction_rate(user):.0%}")
+    facts = store.current_facts(user)
+    waiting = [f.key for f in facts if f.conflict_pending]
+    print(
+        f"  contradiction rate: {store.contradiction_rate(user):.0%} (the share of the user's facts"
+        f" whose sources disagree\n  and wait for an answer: {len(waiting)} of {len(facts)},"
+        f" {', '.join(waiting)})"
+    )
     print(f"  the user says Mac: {store.resolve_conflict(user, 'likes_os', 'Mac')}")
     print(
         f"  get_fact likes_os = {store.get_fact(user, 'likes_os')!r}, "
@@ -139,7 +182,7 @@ def run_demo(dsn: str | None = None) -> int:
     migrate(dsn)
     embed = default_embedder()
     user = f"demo-{uuid.uuid4().hex[:8]}"
-    with MemoryStore(dsn) as store:
+    with MemoryStore(dsn) as store, psycopg.connect(dsn, autocommit=True) as sql:
         settings = embed.configure(store)
         print(f"pymem demo - user {user}, embedder {settings.embedding_model}")
         print(
@@ -149,16 +192,17 @@ def run_demo(dsn: str | None = None) -> int:
             f"{settings.topic_supersede_threshold}"
         )
 
+        stored: dict[uuid.UUID, str] = {}
         for title, items in SESSIONS:
             print(f"\n== {title}")
             vectors = embed([i["content"] for i in items])
             batch = [dict(i, embedding=v) for i, v in zip(items, vectors, strict=True)]
-            _print_actions(items, store.upsert_many(user, batch))
+            _print_actions(items, store.upsert_many(user, batch), sql, stored)
 
         _reviews_demo(store, user)
 
-        def recall(query: str, **options):
-            return store.recall(user, embed([query])[0], k=3, query_text=query, **options)
+        def recall(query: str, k: int = 3, **options):
+            return store.recall(user, embed([query])[0], k=k, query_text=query, **options)
 
         print("\n== Recall")
         print(
@@ -169,26 +213,7 @@ def run_demo(dsn: str | None = None) -> int:
         _print_recall("用户喜欢喝什么？", recall("用户喜欢喝什么？"))
         _print_recall("What is the user's React level?", recall("What is the user's React level?"))
 
-        later = datetime.now(timezone.utc) + timedelta(days=200)
-        print("\n== 200 days pass without a word about music")
-        decay = store.apply_decay(at=later)
-        print(f"  apply_decay: scanned {decay.scanned}, moved to cold {decay.cooled}")
-        _print_recall(
-            "What music does the user like?", recall("What music does the user like?", at=later)
-        )
-        _print_recall(
-            "... including cold memories",
-            recall("What music does the user like?", at=later, include_cold=True),
-        )
-
-        print("\n== The user mentions Coldplay again")
-        again = "User's favourite band is Coldplay"
-        r = store.upsert(user, again, embed([again])[0], "preference", importance=0.2)
-        print(
-            f"  {r.action}: the memory is back in the hot tier, its clock restarted by the"
-            " mention (the demo writes at the real time: the recall below is at that moment)"
-        )
-        _print_recall("What music does the user like?", recall("What music does the user like?"))
+        _decay_demo(store, embed, user, later=datetime.now(timezone.utc) + timedelta(days=200))
 
         _facts_demo(store, user)
 
@@ -205,6 +230,52 @@ def run_demo(dsn: str | None = None) -> int:
         _demo_contacts(store, embed, user)
         _demo_consolidation(store, embed, user)
     return 0
+
+
+# -- decay and a re-mention ------------------------------------------------------
+
+MUSIC = "What music does the user like?"
+
+
+def _decay_demo(store: MemoryStore, embed, user: str, later: datetime) -> None:
+    """Trivia fades to the cold tier, the demo says where it went, a re-mention revives it."""
+    vector = embed([MUSIC])[0]
+
+    def recall(k: int = 3, **options):
+        return store.recall(user, vector, k=k, query_text=MUSIC, **options)
+
+    print("\n== 200 days pass without a word about music")
+    print("  (apply_decay and recall are given the demo's clock: at = now + 200 days)")
+    decay = store.apply_decay(at=later)
+    print(f"  apply_decay: scanned {decay.scanned}, moved to cold {decay.cooled}")
+    hot = recall(at=later)
+    _print_recall(MUSIC, hot, later)
+    best = max((h.similarity for h in hot), default=-1.0)
+    cold = [h for h in recall(k=10, at=later, include_cold=True) if h.tier == "cold"]
+    better = sorted(h.similarity for h in cold if h.similarity > best)
+    if better:
+        print(
+            f"    {len(better)} memories of the cold tier match better than these"
+            f" (similarity {better[0]:.2f}-{better[-1]:.2f}, here at most {best:.2f}):\n"
+            "    recall leaves the cold tier out unless include_cold=True;"
+            " a re-mention brings a memory back"
+        )
+    _print_recall(f"{MUSIC} (include_cold=True)", recall(at=later, include_cold=True), later)
+
+    print("\n== The user mentions Coldplay again")
+    again = "User's favourite band is Coldplay"
+    r = store.upsert(user, again, embed([again])[0], "preference", importance=0.2)
+    hits = recall()  # at the real time: the mention was stamped with it
+    (back,) = [h for h in hits if h.memory_id == r.memory_id]
+    print(
+        f"  {r.action} ({r.rule}): the memory is {back.tier} again, its clock restarted by the"
+        f" mention:\n  {_days(None, back.last_access_at):.0f} days since it, so its strength is"
+        f" its importance, {back.decay_score:.3f} ({back.importance:.2f}: the band was rated"
+        " trivia).\n  The mention is stamped with the database's real time (only apply_decay and"
+        " recall took the\n  demo's clock), so this recall is at the real time: no memory has"
+        " aged, each strength = importance"
+    )
+    _print_recall(MUSIC, hits)
 
 
 # -- contacts ------------------------------------------------------------------
