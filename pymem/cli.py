@@ -27,12 +27,15 @@ def _store(args: argparse.Namespace):
     return MemoryStore(dsn)
 
 
-def _embedded_store(args: argparse.Namespace):
+def _embedded_store(args: argparse.Namespace, text: str, what: str):
+    """A store and the bundled embedder, once the store has taken ``text`` as it would
+    take a memory's content (an empty or oversized text never reaches the embedder)."""
     from pymem.embedder import default_embedder
 
-    embed = default_embedder()
     store = _store(args)
     try:
+        store.check_contents([text], [what])
+        embed = default_embedder()
         embed.configure(store)
     except BaseException:
         store.close()
@@ -154,7 +157,7 @@ def _rollback_confirmed(dsn: str, yes: bool) -> bool:
 
 def cmd_remember(args: argparse.Namespace) -> int:
     text = sys.stdin.read().strip() if args.text == "-" else args.text
-    store, embed = _embedded_store(args)
+    store, embed = _embedded_store(args, text, "content")
     with store:
         result = store.upsert(
             args.user,
@@ -173,7 +176,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    store, embed = _embedded_store(args)
+    store, embed = _embedded_store(args, args.query, "query")
     vector = embed([args.query])[0]
     with store:
         hits = store.recall(
@@ -347,7 +350,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from pymem.importer import import_file
+    from pymem.importer import ImportResult, import_file
 
     embedder = None
 
@@ -361,10 +364,18 @@ def cmd_import(args: argparse.Namespace) -> int:
         return embedder(texts)
 
     store = _store(args)
+    result = ImportResult()
     with store:
-        # the whole file is read before the first write: nothing is imported
+        # the whole file is read and checked before the first write
         try:
-            result = import_file(store, args.file, embed=embed, batch_size=args.batch_size)
+            import_file(
+                store,
+                args.file,
+                embed=embed,
+                batch_size=args.batch_size,
+                source=args.source,
+                result=result,
+            )
         except UnicodeDecodeError as exc:
             print(f"pymem: cannot read {args.file}: not UTF-8 ({exc})", file=sys.stderr)
             return 2
@@ -373,11 +384,39 @@ def cmd_import(args: argparse.Namespace) -> int:
                 raise
             print(f"pymem: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
+        except PymemError as exc:
+            print(f"pymem: {exc.one_line()}", file=sys.stderr)
+            _import_stopped(args, result, "after fixing it, ")
+            return 2
+        except KeyboardInterrupt:
+            print("\npymem import: interrupted", file=sys.stderr)
+            _import_stopped(args, result, "")
+            return 130
     counts = ", ".join(f"{n} {action}" for action, n in sorted(result.actions.items()))
+    skipped = (
+        f"; {result.skipped} lines skipped, committed by an earlier run of this file"
+        if result.skipped
+        else ""
+    )
     print(
-        f"imported {result.lines} lines in {result.seconds:.1f} s ({result.rate:,.0f}/s): {counts}"
+        f"imported {result.lines} lines in {result.seconds:.1f} s ({result.rate:,.0f}/s)"
+        + (f": {counts}" if counts else "")
+        + skipped
     )
     return 0
+
+
+def _import_stopped(args: argparse.Namespace, result, then: str) -> None:
+    """How much an import that stopped committed, and how to go on from there."""
+    if not result.source:
+        return  # stopped before reading the whole file: nothing was written
+    again = f"pymem import {args.file} --source {result.source}"
+    print(
+        f"pymem import: {result.lines} lines of {len(result.users)} users committed before "
+        f"it stopped ({result.skipped} committed by earlier runs); {then}`{again}` goes on "
+        "from the first line not committed",
+        file=sys.stderr,
+    )
 
 
 # -- the review queue ---------------------------------------------------------
@@ -752,6 +791,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--batch-size", type=int, default=500, help="lines per upsert_memories call (per user)"
+    )
+    p.add_argument(
+        "--source",
+        help="the name an interrupted import goes on under (default: the SHA-256 of the file's "
+        "bytes, so a re-run of the same file skips the lines it committed)",
     )
     p.set_defaults(func=cmd_import)
 

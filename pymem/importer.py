@@ -3,16 +3,22 @@
 One JSON object per line: ``user`` (or ``user_id``), ``content``, ``embedding`` (a list of
 numbers) or none (then the text is embedded with the bundled embedder), and any item key of
 ``pymem.memory_item`` (``kind``, ``importance``, ``topic``, ``canonical``, ``contacts``, ...).
-Lines are sent per user in batches of the typed ``upsert_memories`` (one lock and one call a
-batch, in file order within a user), so a line restating an earlier one is a duplicate of it,
-exactly as if the two had been written one after the other. Each batch commits on its own: an
-interrupted import can be run again, and what was imported comes back as duplicates.
+Lines are sent per user in batches of ``pymem.import_memories`` (upsert_memories' typed batch:
+one lock and one call a batch, in file order within a user), so a line restating an earlier
+one is a duplicate of it, exactly as if the two had been written one after the other.
+
+Each batch commits together with how far the file got for its user (``source``: the SHA-256
+of the file's bytes unless named), so an interrupted import run again goes on from the first
+line not committed: a restart is not a re-mention, and the counts end as a clean run's.
+Every text is checked against the store's limits before anything is embedded or written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -21,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pymem.errors import InvalidBatch
+from pymem.errors import InvalidBatch, PymemError
 from pymem.store import MemoryStore
 
 Embed = Callable[[list[str]], Any]
@@ -31,27 +37,36 @@ _STDERR = object()
 
 @dataclass
 class ImportResult:
+    """What an import did; filled in as it goes, so a caller that passed one in still has
+    the counts of what was committed when the import stops early."""
+
     lines: int = 0
     actions: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    # lines an earlier run of the same source committed, skipped by this one
+    skipped: int = 0
+    users: set[str] = field(default_factory=set)
+    source: str = ""
 
     @property
     def rate(self) -> float:
         return self.lines / self.seconds if self.seconds else 0.0
 
 
-def _lines(path: Path) -> Iterator[str]:
-    """The file's lines; ``-``: standard input's, read as UTF-8 like a file."""
+def _read(path: Path) -> bytes:
+    """The file's bytes; ``-``: standard input's."""
     if str(path) == "-":
-        # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut
-        yield from io.StringIO(sys.stdin.buffer.read().decode("utf-8"), newline=None)
-        return
-    with path.open(encoding="utf-8") as f:
-        yield from f
+        return sys.stdin.buffer.read()
+    return path.read_bytes()
 
 
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for lineno, line in enumerate(_lines(path), 1):
+def _lines(data: bytes) -> Iterator[str]:
+    # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut
+    yield from io.StringIO(data.decode("utf-8"), newline=None)
+
+
+def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in enumerate(_lines(data), 1):
         if not line.strip():
             continue
         try:
@@ -72,6 +87,22 @@ def _progress(done: int, total: int, started: float, out: TextIO) -> None:
     out.flush()
 
 
+_ITEM = re.compile(r"^item (\d+): ")
+
+
+def _at_line(exc: PymemError, batch: list[tuple[int, dict[str, Any]]], user: str) -> PymemError:
+    """The store's error for a batch, naming the line and the user instead of the item."""
+    message = str(exc)
+    found = _ITEM.match(message)
+    where = f"user {user!r}"
+    if found and 1 <= int(found.group(1)) <= len(batch):
+        where = f"line {batch[int(found.group(1)) - 1][0]} ({where})"
+        message = message[found.end() :]
+    else:
+        where = f"lines {batch[0][0]}-{batch[-1][0]} ({where})"
+    return type(exc)(f"{where}: {message}", sqlstate=exc.sqlstate, hint=exc.hint, detail=exc.detail)
+
+
 def import_file(
     store: MemoryStore,
     path: str | Path,
@@ -79,17 +110,44 @@ def import_file(
     embed: Embed | None = None,
     batch_size: int = 500,
     progress: TextIO | object | None = _STDERR,
+    source: str | None = None,
+    result: ImportResult | None = None,
 ) -> ImportResult:
     """Import ``path`` (``-``: standard input) into ``store``; returns the counts of each
-    action. The progress bar goes to ``progress`` (sys.stderr as it is at call time;
-    None: no bar)."""
+    action. ``source`` names the import for resuming (default: the file's SHA-256); a line
+    an earlier run of the same source committed is skipped. The progress bar goes to
+    ``progress`` (sys.stderr as it is at call time; None: no bar). ``result`` is filled in
+    as batches commit (pass one to keep the counts when the import raises)."""
     if progress is _STDERR:
         progress = sys.stderr
     path = Path(path)
-    records = list(_records(path))
-    pending: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    result = ImportResult()
+    data = _read(path)
+    records = list(_records(data))
+    result = result if result is not None else ImportResult()
+    result.source = source or hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
+    users: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for lineno, row in records:
+        user = row.pop("user", None) or row.pop("user_id", None)
+        if not isinstance(user, str) or not user.strip():
+            raise InvalidBatch(
+                f"line {lineno}: `user` must be a non-empty string", sqlstate="PM010"
+            )
+        if not isinstance(row.get("content"), str):
+            raise InvalidBatch(f"line {lineno}: `content` must be a string", sqlstate="PM010")
+        users.setdefault(user, []).append((lineno, row))
+    # what the store would refuse in a text, before a line is embedded or written
+    store.check_contents(
+        [row["content"] for rows in users.values() for _, row in rows],
+        [f"line {n} (user {user!r}): content" for user, rows in users.items() for n, _ in rows],
+    )
+    todo: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for user, rows in users.items():
+        done = store.import_lines_done(user, result.source)
+        todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
+        result.skipped += len(rows) - len(todo[user])
+    total = sum(map(len, todo.values()))
+    pending: dict[str, list[tuple[int, dict[str, Any]]]] = {}
 
     def flush(user: str) -> None:
         batch = pending.pop(user, [])
@@ -105,26 +163,31 @@ def import_file(
                 )
             for item, vector in zip(missing, embed([i["content"] for i in missing]), strict=True):
                 item["embedding"] = vector
-        rows = store.upsert_many(user, [item for _, item in batch])
+        lines = [lineno for lineno, _ in batch]
+        items = [item for _, item in batch]
+        try:
+            rows = store.import_memories(user, result.source, lines, items)
+        except PymemError as exc:
+            if progress is not None:
+                progress.write("\n")
+            raise _at_line(exc, batch, user) from exc
         result.actions.update(r.action for r in rows)
         result.lines += len(rows)
+        result.skipped += len(batch) - len(rows)  # committed meanwhile by another run
+        result.users.add(user)
         if progress is not None:
-            _progress(result.lines, len(records), started, progress)
+            _progress(result.lines, total, started, progress)
 
-    for lineno, row in records:
-        user = row.pop("user", None) or row.pop("user_id", None)
-        if not isinstance(user, str) or not user.strip():
-            raise InvalidBatch(
-                f"line {lineno}: `user` must be a non-empty string", sqlstate="PM010"
-            )
-        if not isinstance(row.get("content"), str):
-            raise InvalidBatch(f"line {lineno}: `content` must be a string", sqlstate="PM010")
-        pending.setdefault(user, []).append((lineno, row))
-        if len(pending[user]) >= batch_size:
+    try:
+        for user, rows in todo.items():
+            for lineno, row in rows:
+                pending.setdefault(user, []).append((lineno, row))
+                if len(pending[user]) >= batch_size:
+                    flush(user)
+        for user in list(pending):
             flush(user)
-    for user in list(pending):
-        flush(user)
-    result.seconds = time.perf_counter() - started
-    if progress is not None:
+    finally:
+        result.seconds = time.perf_counter() - started
+    if progress is not None and total:
         progress.write("\n")
     return result

@@ -883,6 +883,47 @@ class MemoryStore:
             user_id=user_id,
         )
 
+    # -- bulk import ---------------------------------------------------------
+
+    @_sql
+    def import_lines_done(self, user_id: str, source: str) -> int:
+        """``pymem.import_lines_done``: the last line of ``source`` committed for the user."""
+        return _Call("SELECT pymem.import_lines_done(%s, %s)", (user_id, source), user_id=user_id)
+
+    @_sql
+    def import_memories(
+        self,
+        user_id: str,
+        source: str,
+        lines: Sequence[int],
+        items: Sequence[MemoryItem | Mapping[str, Any]],
+    ) -> list[BatchResult]:
+        """``pymem.import_memories``: ``upsert_many`` of the items of ``lines`` of a file,
+        committed with how far ``source`` got; lines an earlier run committed are skipped.
+        Each result's ``ordinal`` is its line. Every item needs its embedding."""
+        typed = _typed_batch(items)
+        if typed is None:
+            raise InvalidEmbedding(
+                "import_memories needs each item's content and a one-dimensional array of "
+                "finite numbers as its embedding; upsert_many names the item at fault",
+                sqlstate=InvalidEmbedding.sqlstate,
+            )
+        contents, vectors, options = typed
+        return _Call(
+            "SELECT * FROM pymem.import_memories(%s, %s, %s::integer[], %s::text[],"
+            " %b::vector[], %s)",
+            (
+                user_id,
+                source,
+                list(lines),
+                contents,
+                vectors,
+                None if options is None else _jsonb(options),
+            ),
+            BatchResult,
+            user_id=user_id,
+        )
+
     # -- the review queue ----------------------------------------------------
 
     @_sql
@@ -933,6 +974,16 @@ class MemoryStore:
             ),
             RecallHit,
             user_id=user_id,
+        )
+
+    @_sql
+    def check_contents(self, contents: Sequence[str], labels: Sequence[str] | None = None) -> None:
+        """``pymem.check_contents``: refuse, as a write would (``InvalidContent``,
+        ``ContentTooLong``), texts the store cannot take, before they are embedded.
+        ``labels`` name each text in the error (default ``item N: content``)."""
+        return _Call(
+            "SELECT pymem.check_contents(%s::text[], %s::text[])",
+            (_texts(contents, "contents"), _texts(labels, "labels")),
         )
 
     @_sql

@@ -44,6 +44,32 @@ BEGIN
 END;
 $$;
 
+-- What a write would refuse in its texts (PM002, PM003), asked before the caller spends
+-- an embedder on them: a megabyte of text embeds for half a minute, then is refused.
+CREATE OR REPLACE FUNCTION pymem.check_contents(
+    contents text[], labels text[] DEFAULT NULL
+)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_max integer := (pymem._settings()).max_content_chars;
+BEGIN
+    IF labels IS NOT NULL AND cardinality(labels) <> coalesce(cardinality(contents), 0) THEN
+        RAISE EXCEPTION 'labels has % elements, contents %',
+            cardinality(labels), coalesce(cardinality(contents), 0)
+            USING ERRCODE = 'PM006';
+    END IF;
+    FOR i IN 1 .. coalesce(cardinality(contents), 0) LOOP
+        PERFORM pymem._check_content(
+            contents[array_lower(contents, 1) + i - 1], v_max,
+            coalesce(labels[array_lower(labels, 1) + i - 1], 'item ' || i || ': content')
+        );
+    END LOOP;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION pymem._check_embedding(
     embedding vector, dimensions integer, what text DEFAULT 'embedding'
 )

@@ -19,6 +19,8 @@ GRANT SELECT ON pymem.settings, pymem.kinds, pymem.goal_metrics, pymem.schema_in
 GRANT SELECT, INSERT, UPDATE ON pymem.facts TO pymem_app;
 GRANT SELECT, INSERT ON pymem.fact_history TO pymem_app;
 GRANT SELECT ON pymem.fact_policies TO pymem_app;
+-- import (0011): a batch and how far its file got commit together
+GRANT SELECT, INSERT, UPDATE ON pymem.import_progress TO pymem_app;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
 GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 

@@ -12,7 +12,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.bench.importing import QUICK, write_jsonl
 from pymem.cli import main
-from pymem.errors import InvalidBatch
+from pymem.errors import ContentTooLong, InvalidBatch
 from pymem.importer import import_file
 from tests.conftest import at_cosine, unit
 
@@ -45,9 +45,10 @@ def test_import_dedups_within_the_file_and_against_the_store(fresh_dsn, tmp_path
         assert result.lines == 5
         assert result.actions == {"inserted": 3, "duplicate": 1, "superseded": 1}
         assert "5/5 lines" in progress.getvalue()
-        # every batch committed: importing again finds everything already there (the
-        # 3pm -> 4pm update replays: each value supersedes the other once more)
-        again = import_file(store, path, progress=None)
+        # every batch committed: importing it again under another source name finds
+        # everything already there (the 3pm -> 4pm update replays: each value supersedes
+        # the other once more)
+        again = import_file(store, path, progress=None, source="a second import")
         assert again.actions == {"duplicate": 3, "superseded": 2}
         assert [p.name for p in store.recent_contacts("bob", k=5)] == ["Carol"]
     with psycopg.connect(fresh_dsn) as conn:
@@ -73,7 +74,7 @@ def test_import_embeds_lines_without_a_vector(fresh_dsn, tmp_path):
     with MemoryStore(fresh_dsn) as store:
         assert import_file(store, path, embed=embed, progress=None).actions == {"inserted": 1}
         with pytest.raises(InvalidBatch, match="no embedder"):
-            import_file(store, path, progress=None)
+            import_file(store, path, progress=None, source="again")
     assert seen == ["Ann has a cat"]
 
 
@@ -148,3 +149,151 @@ def test_bench_file_restates_what_it_says(tmp_path):
         again += key in seen
         seen.add(key)
     assert again == restated > 0
+
+
+def _memory_counts(dsn: str) -> list[tuple]:
+    """Every live row with its mention count: what a clean import and a resumed one must
+    agree on."""
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT user_id, content, mention_count FROM pymem.memories"
+            " WHERE deleted_at IS NULL ORDER BY 1, 2"
+        ).fetchall()
+
+
+def _stream(users: int, per_user: int) -> list[dict]:
+    """Lines of several users, interleaved, each user restating some earlier lines."""
+    rows = []
+    for i in range(per_user):
+        for u in range(users):
+            axis = (u * per_user + i) % 400 if i % 4 else (u * per_user + i - 4) % 400
+            rows.append(_line(f"user{u}", f"fact {axis} of user{u}", unit(axis)))
+    return rows
+
+
+def test_a_rerun_of_the_same_file_skips_what_it_committed(fresh_dsn, tmp_path, capsys):
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(3, 12))
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", "5"]) == 0
+    first = _memory_counts(fresh_dsn)
+    capsys.readouterr()
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("imported 0 lines") and "36 lines skipped" in out, out
+    assert _memory_counts(fresh_dsn) == first
+
+
+def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp_path):
+    """kill -9 in the middle, then the same command: the same rows and the same counts as
+    one clean run (the restart is not a re-mention)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from psycopg.conninfo import make_conninfo
+
+    from tests.conftest import _clone, _drop
+
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(4, 150))
+    command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "import", str(path),
+               "--batch-size", "10"]  # fmt: skip
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        while time.monotonic() < deadline and child.poll() is None:
+            done = conn.execute(
+                "SELECT coalesce(sum(lines_done), 0) FROM pymem.import_progress"
+            ).fetchone()[0]
+            if done > 0:
+                break
+            time.sleep(0.01)
+    child.send_signal(signal.SIGKILL)
+    child.communicate()
+    with psycopg.connect(fresh_dsn) as conn:
+        committed = conn.execute("SELECT count(*) FROM pymem.import_progress").fetchone()[0]
+        total = conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+    assert committed > 0 and total > 0, "the kill came before or after every batch"
+    again = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    assert "lines skipped, committed by an earlier run" in again.stdout, again.stdout
+    clean_name = f"pymem_test_clean_{os.getpid()}_{time.monotonic_ns() % 10**6}"
+    clean = _clone(admin_dsn, clean_name)
+    try:
+        with MemoryStore(clean) as store:
+            import_file(store, path, progress=None, batch_size=10)
+        assert _memory_counts(fresh_dsn) == _memory_counts(clean)
+        assert make_conninfo(clean) != make_conninfo(fresh_dsn)
+    finally:
+        _drop(admin_dsn, clean_name)
+
+
+def test_an_error_mid_file_names_line_user_and_what_was_committed(fresh_dsn, tmp_path, capsys):
+    rows = _stream(3, 10)
+    rows[20] = {**rows[20], "embedding": [1.0, 0.0, 0.0]}  # line 21, user2: 3 dimensions
+    path = tmp_path / "m.jsonl"
+    _write(path, rows)
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", "4"]) == 2
+    text = capsys.readouterr().err
+    # the progress bar ends its line first: the error is a line of its own
+    assert "\npymem: line 21 (user 'user2'): embedding has 3 dimensions" in text, text
+    err = text.split("\n")[-3:-1]
+    assert "[PM004]" in err[0]
+    source = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+    assert err[1].startswith("pymem import: ") and "users committed before it stopped" in err[1]
+    assert f"--source {source}" in err[1]
+    committed = int(err[1].split()[2])
+    assert committed == len(_memory_counts(fresh_dsn)) + sum(
+        c - 1 for *_, c in _memory_counts(fresh_dsn)
+    )
+    # fixed, then run again under the first run's source: it goes on from there
+    rows[20] = _stream(3, 10)[20]
+    _write(path, rows)
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--source", source]) == 0
+    assert f"{committed} lines skipped" in capsys.readouterr().out
+    clean = tmp_path / "clean.jsonl"
+    _write(clean, rows)
+    with MemoryStore(fresh_dsn) as store:
+        # the same lines as a clean import (mentions in the store: one per line)
+        assert sum(c for *_, c in _memory_counts(fresh_dsn)) == len(rows)
+        assert import_file(store, clean, progress=None).skipped == 0
+
+
+def test_an_oversized_text_is_refused_before_anything_is_embedded(fresh_dsn, tmp_path):
+    path = tmp_path / "big.jsonl"
+    big = "word " * 200_000
+    _write(path, [{"user": "bob", "content": "a short fact"}, {"user": "bob", "content": big}])
+    embedded = []
+    with (
+        MemoryStore(fresh_dsn) as store,
+        pytest.raises(
+            ContentTooLong, match=r"line 2 \(user 'bob'\): content is 1000000 characters long"
+        ),
+    ):
+        import_file(store, path, embed=embedded.extend, progress=None)
+    assert embedded == [] and _memory_counts(fresh_dsn) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (
+            ["remember", "--user", "bob", "-"],
+            "content is 999999 characters long, the maximum is 4000 [PM003]",
+        ),
+        (["remember", "--user", "bob", " "], "content must contain text"),
+        (["recall", "--user", "bob", ""], "query must contain text"),
+    ],
+)
+def test_the_cli_refuses_a_text_before_loading_the_embedder(
+    fresh_dsn, monkeypatch, capsys, argv, error
+):
+    def no_embedder():
+        raise AssertionError("the embedder was asked for")
+
+    monkeypatch.setattr("pymem.embedder.default_embedder", no_embedder)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"word " * 200_000)))
+    assert main(["--dsn", fresh_dsn, *argv]) == 2
+    assert error in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import psycopg
@@ -192,7 +193,14 @@ def test_a_migration_behind_a_long_reader_gives_up_instead_of_blocking(fresh_dsn
 
     backend = get_backend(yoyo_uri(fresh_dsn))
     try:
-        newest = read_migrations(str(migrations_dir()))[-1:]
+        migrations = read_migrations(str(migrations_dir()))
+        # from the newest migration whose DDL locks a table the reader below holds
+        start = max(
+            i
+            for i, m in enumerate(migrations)
+            if "ALTER TABLE pymem.settings" in Path(m.path).read_text(encoding="utf-8")
+        )
+        newest = migrations[start:]
         with backend.lock():
             backend.rollback_migrations(newest)
     finally:
@@ -206,4 +214,4 @@ def test_a_migration_behind_a_long_reader_gives_up_instead_of_blocking(fresh_dsn
             other.execute("SET lock_timeout = '2s'")
             assert other.execute("SELECT count(*) FROM pymem.settings").fetchone() == (1,)
         reader.rollback()
-    assert migrate(fresh_dsn).applied == [newest[0].id]
+    assert migrate(fresh_dsn).applied == [m.id for m in newest]

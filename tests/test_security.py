@@ -39,7 +39,7 @@ def _rls_tables(conn) -> list[str]:
 
 def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
     """Rows of every kind for ``user``: memories with history, a review, facts
-    with history, contacts with an alias, links and attribute history, a
+    with history, an import's progress, contacts with an alias, links and attribute history, a
     consolidation, an announced topic."""
     first = store.upsert(user, f"{user} is learning React", unit(base), topic="skill:react")
     store.upsert(user, f"{user} is proficient in React", at_cosine(0.8, base, base + 1),
@@ -49,6 +49,8 @@ def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
     store.flag_conflict(user, tea.memory_id, coffee.memory_id, "tea or coffee")
     store.set_fact(user, "city", "Paris")
     store.set_fact(user, "city", "Rome")
+    store.import_memories(user, "memories.jsonl", [1],
+                          [{"content": f"{user} imported a fact", "embedding": unit(base + 9)}])  # fmt: skip
     contact = store.sync_contact(user, f"{user}'s sister Mia", [tea.memory_id], aliases=["Mimi"],
                                  attributes={"job": "nurse"})  # fmt: skip
     store.sync_contact(user, f"{user}'s sister Mia", attributes={"job": "doctor"})
