@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
+
+import pytest
 
 from pymem.bench import all as bench_all
-from pymem.bench import consolidate, importing, partitions, recall, upsert
+from pymem.bench import consolidate, importing, partitions, recall, targets, upsert
 from pymem.bench.upsert import Scenario
 from pymem.cli import main
 
@@ -65,15 +68,16 @@ def test_all_benchmarks_side_by_side(admin_dsn, tmp_path, capsys, monkeypatch):
     (race,) = [row for row in summary["rows"] if row["bench"] == "concurrent writers"]
     assert race["values"]["pymem upsert_memory"] == 2 * TINY[0].batch_size
     assert summary["exact"] is True
-    assert summary["targets"] and all(isinstance(t["ok"], bool) for t in summary["targets"])
     assert any(line.startswith("machine:") for line in summary["machine"])
     _printed(log, "== pymem bench consolidate", "machine:", "server: PostgreSQL")
-    _printed(log, "synchronous_commit on", "targets:", "exactness checks all True: True")
+    _printed(log, "synchronous_commit on", targets.HEADER, "exactness checks all True: True")
     _check_upsert(raw["upsert"], log)
     _check_import(raw["import"], log)
     _check_recall(raw["recall"], log)
     _check_consolidate(raw["consolidate"], log)
     _check_partitions(raw["partitions"], log)
+    _check_verdicts(summary, raw)
+    _check_plot(summary)
 
     # the CLI: the table, --json, --out with bench.json and bench.png (pymem[plot])
     monkeypatch.setattr(bench_all, "run_all", lambda dsn, sizes: dict(summary))
@@ -84,7 +88,10 @@ def test_all_benchmarks_side_by_side(admin_dsn, tmp_path, capsys, monkeypatch):
     assert (tmp_path / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["bench"]) == 0
     out = capsys.readouterr().out
-    assert "pymem upsert_memory" in out and "targets:" in out
+    assert "pymem upsert_memory" in out
+    _check_printed_targets(out.splitlines(), summary)
+    # each benchmark's own log prints its targets from the same table, and no other
+    _check_no_other_target(log)
     assert main(["bench", "upsert", "--json"]) == 2
 
 
@@ -114,8 +121,7 @@ def _check_upsert(res, lines) -> None:
     _printed(lines, "connections writing the same")
     assert res["batch"]["batch"].n == sizes.batch_reps
     assert sum(res["batch"]["actions"].values()) == sizes.batch_reps * sizes.batch_size
-    assert len(res["targets"]) == 2 * len(sizes.scenarios) + 2
-    assert all(isinstance(ok, bool) for _, ok, _ in res["targets"])
+    assert [v["figure"] for v in res["targets"]] == ["batch_over_floor"]
     assert res["exact"] is True
 
 
@@ -145,7 +151,7 @@ def _check_recall(res, lines) -> None:
         assert decay[name]["exact"], decay[name]
         assert decay[name]["scanned"] == res["table_rows"]
         assert decay[name]["cooled"] == decay["due"]
-    assert [ok for _, ok, _ in res["targets"]] and res["all_exact"] is True
+    assert res["all_exact"] is True
 
 
 def _check_consolidate(res, lines) -> None:
@@ -156,7 +162,6 @@ def _check_consolidate(res, lines) -> None:
         assert r["candidates_s"] > 0 and r["allpairs_s"] > 0
         assert r["pair_share"] >= (1.0 if r["n"] == 300 else 0.9)
     assert res["results"][0]["group_share"] == 1.0
-    assert all(isinstance(ok, bool) for _, ok, _ in res["targets"])
 
 
 def _check_partitions(res, lines) -> None:
@@ -167,3 +172,170 @@ def _check_partitions(res, lines) -> None:
     for op in ("recall", "upsert", "apply_decay"):
         assert res[op]["mismatches"] == 0
         assert math.isfinite(res[op]["ratio"])
+
+
+# -- targets: one definition (pymem.bench.targets.TARGETS), printed and plotted from it ----
+
+
+def _expected_figures(raw) -> dict[tuple[str, str], float]:
+    """Each figure with a stated target, recomputed from the benchmarks' raw results: what
+    the verdicts must hold, by (figure, case)."""
+    up, im, rc, pa = (raw[k] for k in ("upsert", "import", "recall", "partitions"))
+    b = up["batch"]
+    sizes = TINY[0]
+    case = f"{sizes.batch_size} facts, a user with {sizes.batch_user_memories:,} memories"
+    expected = {("batch_over_floor", case): b["typed"].median_ms / b["bare"].median_ms}
+    expected[("import_over_insert", f"{TINY[1].lines:,} lines a turn")] = (
+        im["import_lines_per_s"] / im["plain_rows_per_s"]
+    )
+    for n in TINY[2].users:
+        user = recall.user_ids(n)[0]
+        p50 = rc["timings"][(user, False)].median_ms
+        expected[("recall_over_bare", f"{n:,} memories")] = p50 / rc["bare"][user].median_ms
+    rows = rc["decay"]["apply_decay"]["scanned"]
+    expected[("decay_per_million_s", f"{rows:,} rows, scaled to 1M")] = rc["decay"]["apply_decay"][
+        "per_million"
+    ]
+    for store in ("plain", "partitioned"):
+        expected[("partitions_recall_over_floor", f"{store} store")] = (
+            pa["recall"][f"{store}_p50_s"] / pa["recall_floor"][f"{store}_p50_s"]
+        )
+        expected[("partitions_upsert_over_floor", f"{store} store")] = 1000 * (
+            pa["upsert"][f"{store}_p50_s"] - pa["upsert_floor"][f"{store}_p50_s"]
+        )
+    assert all(n < 10_000 for n in (*TINY[2].users, *TINY[3].users))
+    return expected
+
+
+def _check_verdicts(summary, raw) -> None:
+    verdicts = summary["targets"]
+    # every target of the table is reported, in its order, and nothing else
+    assert sorted({v["index"] for v in verdicts}) == list(range(len(targets.TARGETS)))
+    assert [v["index"] for v in verdicts] == sorted(v["index"] for v in verdicts)
+    expected = _expected_figures(raw)
+    judged = {}
+    for v in verdicts:
+        t = targets.TARGETS[v["index"]]
+        assert (v["figure"], v["bench"], v["target"]) == (t.figure, t.bench, t.text)
+        if t.at is not None:
+            # stated at a size this tiny run does not have: named, not judged
+            assert v["ok"] is None and v["value"] is None, v
+            continue
+        judged[(v["figure"], v["case"])] = v["value"]
+        assert v["ok"] is t.met(v["value"]), v
+        assert v["measured"] == targets.format_value(t.kind, v["value"])
+    assert judged.keys() == expected.keys()
+    for key, value in expected.items():
+        assert judged[key] == pytest.approx(value), key
+    # each verdict is judged on a row of the table, on a bar of pymem's
+    on_rows = [
+        (v["index"], v["case"])
+        for row in summary["rows"]
+        for v, _ in bench_all.row_verdicts(summary, row)
+    ]
+    assert sorted(on_rows) == sorted(
+        (v["index"], v["case"]) for v in verdicts if v["ok"] is not None
+    )
+    for row in summary["rows"]:
+        assert all(series in row["pymem"] for _, series in bench_all.row_verdicts(summary, row))
+
+
+_VERDICT = re.compile(r"^  (MET|MISSED|n/a) +(.*?)  ([a-z ]+): (.+?)(?: \[(.*)\])?$")
+
+
+def _check_printed_targets(lines: list[str], summary) -> None:
+    """The printed targets are the verdicts, each line the target of TARGETS it names."""
+    start = lines.index(targets.HEADER)
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("exactness checks"))
+    printed = lines[start + 1 : end]
+    assert len(printed) == len(summary["targets"])
+    texts = {(t.bench, t.text): t for t in targets.TARGETS}
+    for line, v in zip(printed, summary["targets"], strict=True):
+        m = _VERDICT.match(line)
+        assert m, line
+        word, measured, bench, text, case = m.groups()
+        t = texts[(bench, text)]  # a KeyError: a target the table does not define
+        assert t is targets.TARGETS[v["index"]]
+        assert measured == v["measured"] and (case or "") == v["case"]
+        assert word == ("n/a" if v["ok"] is None else "MET" if t.met(v["value"]) else "MISSED")
+    _check_no_other_target(lines)
+
+
+def _check_no_other_target(lines: list[str]) -> None:
+    """No line speaks of a target, or prints a verdict, that TARGETS does not define."""
+    texts = [f"{t.bench}: {t.text}" for t in targets.TARGETS]
+    for line in lines:
+        if line == targets.HEADER:
+            continue
+        if re.search(r"target|\bMET\b|MISSED|\bMISS\b", line, re.IGNORECASE):
+            assert any(text in line for text in texts), f"a target not in TARGETS: {line!r}"
+
+
+def test_targets_judged_only_at_the_size_stated():
+    at_10k = targets.Measured("consolidation_speedup", 25.0, 10_000, "10,000 memories", 50.0)
+    at_3k = targets.Measured("consolidation_speedup", 7.0, 3_000, "3,000 memories", 1.6)
+    (v,) = targets.judge([at_10k, at_3k])
+    assert v["ok"] is True and v["value"] == 25.0 and v["line"] == pytest.approx(2.5)
+    (v,) = targets.judge([at_3k])
+    assert v["ok"] is None and v["case"] == "this run measured 3,000 memories"
+    (v,) = targets.judge([targets.Measured("batch_over_floor", 1.31, case="", base=100.0)])
+    assert v["ok"] is False and v["line"] == pytest.approx(130.0)
+    with pytest.raises(ValueError, match="no target is stated"):
+        targets.Measured("upsert_median_ms", 0.7)
+    # each target once: no two state a limit for the same figure at the same size
+    assert len({(t.figure, t.at) for t in targets.TARGETS}) == len(targets.TARGETS)
+
+
+def _check_plot(summary) -> None:
+    """bench.png reads: no text outside the picture, no legend over bars or over another
+    panel, labels of a panel apart, and the recall panel names pymem's bars and the floor."""
+    from matplotlib.patches import Rectangle
+
+    fig = bench_all.figure(summary)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+
+    def inside(ext) -> bool:
+        return (
+            ext.x0 >= box.x0 - 1 and ext.y0 >= box.y0 - 1 and ext.x1 <= box.x1 + 1
+            and ext.y1 <= box.y1 + 1
+        )  # fmt: skip
+
+    # an Axes' tight box holds what it draws: tick labels in view, labels, title, the
+    # numbers on the bars, its legend
+    for ax in fig.axes:
+        ext = ax.get_tightbbox(renderer)
+        assert inside(ext), f"cut: panel {ax.get_title(loc='left')!r} at {ext} outside {box}"
+    for text in fig.texts:
+        assert inside(text.get_window_extent(renderer)), f"cut: {text.get_text()!r}"
+    axes = fig.axes
+    bars = [
+        p.get_window_extent(renderer) for ax in axes for p in ax.patches if isinstance(p, Rectangle)
+    ]
+    legends = [ax.get_legend() for ax in axes]
+    assert all(legends) and bars
+    for i, legend in enumerate(legends):
+        ext = legend.get_window_extent(renderer)
+        assert not any(ext.overlaps(bar) for bar in bars), f"legend {i} over a bar"
+        assert not any(ext.overlaps(ax.bbox) for ax in axes), f"legend {i} over a panel"
+        assert not any(ext.overlaps(o.get_window_extent(renderer)) for o in legends[i + 1 :])
+    for ax in axes:
+        labels = [t.get_window_extent(renderer) for t in ax.get_yticklabels() if t.get_text()]
+        for j, a in enumerate(labels):
+            assert not any(a.overlaps(b) for b in labels[j + 1 :]), ax.get_title(loc="left")
+    (rc,) = [ax for ax in axes if ax.get_title(loc="left").startswith("recall")]
+    handles, names = rc.get_legend_handles_labels()
+    names = [n.replace("\n", " ") for n in names]
+    assert "pymem recall" in names and "floor (bare SQL): exact top 10" in names
+    assert all(n.startswith(("pymem ", "floor (bare SQL)", "target (README.md)")) for n in names)
+    for handle, name in zip(handles, names, strict=True):
+        if name.startswith(("pymem ", "floor")):  # pymem's bars plain, the floor's hatched
+            assert all(bool(p.get_hatch()) == name.startswith("floor") for p in handle.patches)
+    # each judged row's label says its verdict
+    for ax in axes:
+        text = "\n".join(t.get_text() for t in ax.get_yticklabels())
+        rows = [r for r in summary["rows"] if r["bench"] == ax.get_title(loc="left").split(".")[0]]
+        for r in rows:
+            for v, _ in bench_all.row_verdicts(summary, r):
+                assert f"target {v['limit']}: {targets.verdict_word(v['ok'])}" in text

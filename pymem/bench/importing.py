@@ -33,8 +33,8 @@ from pymem.bench.common import (
     machine_lines,
     recreate_database,
     unit_vectors,
-    verdict,
 )
+from pymem.bench.targets import Measured, judge, report
 
 DATABASE = "pymem_bench_import"
 
@@ -135,11 +135,15 @@ def run(dsn: str, sizes: ImportSizes = FULL, out: Out = print) -> dict[str, Any]
         f"({dict(actions)})"
     )
     exact = actions["duplicate"] == restated and import_lines == 2 * sizes.lines
-    out(
-        f"   (b)/(a) = {ratio:.2f}   target >= 1.0   {verdict(ratio >= 1.0)};"
-        f" duplicates = restated lines: {exact}"
-    )
+    out(f"   (b)/(a) = {ratio:.2f}; duplicates = restated lines: {exact}")
+    figures = [
+        Measured("import_over_insert", ratio, case=f"{sizes.lines:,} lines a turn", base=plain_rate)
+    ]
+    targets = judge(figures)
+    report(targets, out)
     return {
+        "measured": figures,
+        "targets": targets,
         "plain_rows_per_s": plain_rate,
         "import_lines_per_s": import_rate,
         "ratio": ratio,
