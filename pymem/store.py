@@ -534,8 +534,8 @@ def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
 def _typed_batch(
     items: Sequence[MemoryItem | Mapping[str, Any]],
 ) -> tuple[list[Any], list[np.ndarray], list[dict[str, Any]] | None] | None:
-    """Contents, float32 vectors and the other keys of a batch, for the typed form of
-    upsert_memories (binary vector[], no JSON to parse); None when an item is not plain
+    """Contents, float32 vectors and the other keys of a batch, for its typed form,
+    upsert_memory_arrays (binary vector[], no JSON to parse); None when an item is not plain
     (a missing or non-numeric embedding, NaN): the JSON form then names its fault."""
     contents: list[Any] = []
     vectors: list[np.ndarray] = []
@@ -849,13 +849,14 @@ class MemoryStore:
     ) -> list[BatchResult]:
         """``pymem.upsert_memories``: a batch in one call, one row per item.
 
-        Sent in the typed form (contents, binary vectors, other keys as JSON) when every
-        item is plain, else as one JSON array; the server decides the same either way."""
+        Sent in the typed form, ``pymem.upsert_memory_arrays`` (contents, binary vectors,
+        other keys as JSON), when every item is plain, else as one JSON array; the server
+        decides the same either way."""
         typed = _typed_batch(items)
         if typed is not None:
             contents, vectors, options = typed
             return _Call(
-                "SELECT * FROM pymem.upsert_memories(%s, %s::text[], %b::vector[], %s,"
+                "SELECT * FROM pymem.upsert_memory_arrays(%s, %s::text[], %b::vector[], %s,"
                 " dedup_threshold => %s, supersede_threshold => %s, on_related => %s)",
                 (
                     user_id,
@@ -1098,9 +1099,11 @@ class MemoryStore:
         ``value`` is any JSON-serializable value; ``confidence`` is ``high``,
         ``medium``, ``low`` or a number in [0, 1].
         """
-        cast = "text" if isinstance(confidence, str) else "double precision"
+        # a word (or a number as text) goes in confidence_level, a number in confidence
+        text = isinstance(confidence, str)
+        named = "confidence_level => %s::text" if text else "confidence => %s::double precision"
         return _Call(
-            f"SELECT pymem.set_fact(%s, %s, %s::jsonb, confidence => %s::{cast},"
+            f"SELECT pymem.set_fact(%s, %s, %s::jsonb, {named},"
             " scope => %s, source => %s, valid_until => %s)",
             (user_id, key, _fact_json(value), confidence, scope, source, valid_until),
             user_id=user_id,

@@ -725,7 +725,10 @@ $$;
 -- The same batch with typed arrays: contents and embeddings side by side
 -- (a driver sends vector[] in binary, with no JSON to parse), and the
 -- other item keys, if any, as a JSON array of objects in the same order.
-CREATE OR REPLACE FUNCTION pymem.upsert_memories(
+-- A name of its own: as an overload of upsert_memories, a call with
+-- untyped parameters ($1, $2, $3 from node-pg or pgx) could not be told
+-- from the JSON form with a threshold (42725).
+CREATE OR REPLACE FUNCTION pymem.upsert_memory_arrays(
     user_id text,
     contents text[],
     embeddings vector[],
@@ -785,6 +788,34 @@ BEGIN
         user_id, v_items, dedup_threshold, supersede_threshold, on_related
     );
 END;
+$$;
+
+-- The typed batch's former name, kept for callers that cast their
+-- parameters ($2::text[], $3::vector[]); untyped, it is ambiguous with the
+-- JSON form above, so new code calls upsert_memory_arrays.
+CREATE OR REPLACE FUNCTION pymem.upsert_memories(
+    user_id text,
+    contents text[],
+    embeddings vector[],
+    options jsonb DEFAULT NULL,
+    dedup_threshold double precision DEFAULT NULL,
+    supersede_threshold double precision DEFAULT NULL,
+    on_related text DEFAULT NULL
+)
+RETURNS TABLE (
+    ordinal integer,
+    memory_id uuid,
+    action text,
+    similarity double precision,
+    matched_id uuid,
+    rule text
+)
+LANGUAGE sql
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT * FROM pymem.upsert_memory_arrays(
+        user_id, contents, embeddings, options, dedup_threshold, supersede_threshold, on_related
+    );
 $$;
 
 -- A JSON array of item objects as pymem.memory_item values, in one

@@ -10,8 +10,8 @@
 -- Writers take the per-user lock, so concurrent writers of one key are
 -- serialized and each sees the value the previous one left.
 
--- 'high' 0.9, 'medium' 0.6, 'low' 0.3, or a number in [0, 1] (as text
--- too: '0.75'); anything else is PM023.
+-- set_fact's confidence_level: 'high' 0.9, 'medium' 0.6, 'low' 0.3, or a
+-- number in [0, 1] written as text ('0.75'); anything else is PM023.
 CREATE OR REPLACE FUNCTION pymem._fact_confidence(confidence text)
 RETURNS double precision
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -33,7 +33,7 @@ BEGIN
         END;
     END IF;
     IF v_value IS NULL OR NOT (v_value >= 0 AND v_value <= 1) THEN
-        RAISE EXCEPTION 'confidence must be high, medium, low or a number between 0 and 1, got %',
+        RAISE EXCEPTION 'confidence_level must be high, medium, low or a number between 0 and 1, got %',
             coalesce(quote_literal(confidence), 'NULL')
             USING ERRCODE = 'PM023',
                 HINT = 'high = 0.9, medium = 0.6 (the default), low = 0.3.';
@@ -163,10 +163,10 @@ BEGIN
     PERFORM pymem._check_fact_scope(scope);
     PERFORM pymem._check_source(source);
     IF confidence IS NULL OR NOT (confidence >= 0 AND confidence <= 1) THEN
-        RAISE EXCEPTION 'confidence must be high, medium, low or a number between 0 and 1, got %',
+        RAISE EXCEPTION 'confidence must be a number between 0 and 1, got %',
             coalesce(confidence::text, 'NULL')
             USING ERRCODE = 'PM023',
-                HINT = 'high = 0.9, medium = 0.6 (the default), low = 0.3.';
+                HINT = 'Or a word in confidence_level: high = 0.9, medium = 0.6 (the default), low = 0.3.';
     END IF;
     IF v_at IS NULL OR NOT isfinite(v_at) THEN
         RAISE EXCEPTION 'at must be a finite timestamp, got %', coalesce(v_at::text, 'NULL')
@@ -293,11 +293,12 @@ BEGIN
 END;
 $$;
 
--- Two forms: confidence as a number (the default, double precision like
--- every numeric parameter) or as text ('high', 'medium', 'low', '0.8').
--- A quoted literal or an untyped parameter resolves to the text form,
--- a float or numeric to the number form; with no confidence, the number
--- form (medium, 0.6) is the only candidate.
+-- One form, so a driver's untyped parameters resolve (node-pg, pgx): a
+-- number in confidence (double precision like every numeric parameter;
+-- a text overload took every untyped value, and pgx then could not send
+-- a float64), the words in confidence_level ('high', 'medium', 'low', or
+-- a number written as text). A level with a confidence other than the
+-- default is PM023: one of the two says it.
 CREATE OR REPLACE FUNCTION pymem.set_fact(
     user_id text,
     key text,
@@ -305,38 +306,28 @@ CREATE OR REPLACE FUNCTION pymem.set_fact(
     confidence double precision DEFAULT 0.6,
     scope text DEFAULT 'habit',
     source text DEFAULT 'stated',
-    valid_until timestamptz DEFAULT NULL
+    valid_until timestamptz DEFAULT NULL,
+    confidence_level text DEFAULT NULL
 )
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
+DECLARE
+    v_confidence double precision := confidence;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    IF confidence_level IS NOT NULL THEN
+        IF confidence IS DISTINCT FROM 0.6 THEN
+            RAISE EXCEPTION 'give confidence or confidence_level, not both: got % and %',
+                coalesce(confidence::text, 'NULL'), quote_literal(confidence_level)
+                USING ERRCODE = 'PM023',
+                    HINT = 'confidence takes a number in [0, 1], confidence_level high, medium or low.';
+        END IF;
+        v_confidence := pymem._fact_confidence(confidence_level);
+    END IF;
     PERFORM pymem._lock_user(user_id);
-    RETURN pymem._set_fact(user_id, key, value, confidence, scope, source, valid_until, now());
-END;
-$$;
-
-CREATE OR REPLACE FUNCTION pymem.set_fact(
-    user_id text,
-    key text,
-    value jsonb,
-    confidence text,
-    scope text DEFAULT 'habit',
-    source text DEFAULT 'stated',
-    valid_until timestamptz DEFAULT NULL
-)
-RETURNS text
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
-AS $$
-BEGIN
-    PERFORM pymem._check_user(user_id);
-    PERFORM pymem._lock_user(user_id);
-    RETURN pymem._set_fact(
-        user_id, key, value, pymem._fact_confidence(confidence), scope, source, valid_until, now()
-    );
+    RETURN pymem._set_fact(user_id, key, value, v_confidence, scope, source, valid_until, now());
 END;
 $$;
 

@@ -14,7 +14,12 @@ from pymem.errors import SchemaMismatch
 from tests.conftest import unit
 
 # Python method names that differ from their SQL function's name.
-RENAMED = {"upsert_memory": "upsert", "upsert_memories": "upsert_many"}
+# upsert_many sends a plain batch as upsert_memory_arrays, any other as upsert_memories.
+RENAMED = {
+    "upsert_memory": "upsert",
+    "upsert_memories": "upsert_many",
+    "upsert_memory_arrays": "upsert_many",
+}
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -326,10 +326,22 @@ BAD_SQL = [
     ("SELECT pymem.set_fact('ann', 'k', 'not json')", "22P02"),
     ("SELECT pymem.set_fact('ann', 'k', '1', scope => 'forever')", "PM022"),
     ("SELECT pymem.set_fact('ann', 'k', '1', scope => NULL)", "PM022"),
-    ("SELECT pymem.set_fact('ann', 'k', '1', confidence => 'very')", "PM023"),
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence_level => 'very')", "PM023"),
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence_level => '1.5')", "PM023"),
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence_level => '1e400')", "PM023"),
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence_level => '1e-400')", "PM023"),
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence_level => '')", "PM023"),
     ("SELECT pymem.set_fact('ann', 'k', '1', confidence => '1.5')", "PM023"),
-    ("SELECT pymem.set_fact('ann', 'k', '1', confidence => '1e400')", "PM023"),
-    ("SELECT pymem.set_fact('ann', 'k', '1', confidence => '1e-400')", "PM023"),
+    # a word is no number: confidence is double precision, the words are confidence_level
+    ("SELECT pymem.set_fact('ann', 'k', '1', confidence => 'high')", "22P02"),
+    (
+        "SELECT pymem.set_fact('ann', 'k', '1', confidence => 0.9, confidence_level => 'high')",
+        "PM023",
+    ),
+    (
+        "SELECT pymem.set_fact('ann', 'k', '1', confidence => NULL, confidence_level => 'low')",
+        "PM023",
+    ),
     ("SELECT pymem.set_fact('ann', 'k', '1', confidence => 1.5)", "PM023"),
     ("SELECT pymem.set_fact('ann', 'k', '1', confidence => 'NaN'::float8)", "PM023"),
     ("SELECT pymem.set_fact('ann', 'k', '1', confidence => NULL)", "PM023"),
@@ -377,25 +389,27 @@ def test_bad_input_from_python(store, conn, kwargs, exc):
 @pytest.mark.parametrize(
     ("confidence", "stored"),
     [
-        ("'high'", 0.9),
-        ("'medium'", 0.6),
-        ("'LOW'", 0.3),
-        ("'0.75'", 0.75),
-        ("0.95", 0.95),
-        ("0.2::float8", 0.2),
-        ("1", 1.0),
+        ("confidence_level => 'high'", 0.9),
+        ("confidence_level => 'medium'", 0.6),
+        ("confidence_level => ' LOW '", 0.3),
+        ("confidence_level => '0.75'", 0.75),
+        ("confidence => '0.75'", 0.75),
+        ("confidence => 0.95", 0.95),
+        ("confidence => 0.2::float8", 0.2),
+        ("confidence => 1", 1.0),
+        ("confidence => 0.6, confidence_level => 'high'", 0.9),  # 0.6 is the default
         ("DEFAULT", 0.6),
     ],
 )
 def test_confidence_as_word_or_number(conn, confidence, stored):
-    arg = "" if confidence == "DEFAULT" else f", confidence => {confidence}"
+    arg = "" if confidence == "DEFAULT" else f", {confidence}"
     conn.execute(f"SELECT pymem.set_fact('ann', 'k', '\"v\"'{arg})")
     assert fact_row(conn, "k")["confidence"] == stored
 
 
 def test_confidence_from_a_driver_parameter(conn):
     conn.execute("SELECT pymem.set_fact('ann', 'a', '1', confidence => %s)", (0.8,))
-    conn.execute("SELECT pymem.set_fact('ann', 'b', '1', confidence => %s)", ("high",))
+    conn.execute("SELECT pymem.set_fact('ann', 'b', '1', confidence_level => %s)", ("high",))
     assert (fact_row(conn, "a")["confidence"], fact_row(conn, "b")["confidence"]) == (0.8, 0.9)
 
 
@@ -661,7 +675,7 @@ def test_facts_api_with_an_empty_search_path(conn):
     actions = [
         conn.execute(sql).fetchone()[0]
         for sql in (
-            "SELECT pymem.set_fact('ann', 'likes_os', '\"Windows\"', confidence => 'high')",
+            "SELECT pymem.set_fact('ann', 'likes_os', '\"Windows\"', confidence_level => 'high')",
             "SELECT pymem.set_fact('ann', 'likes_os', '\"Mac\"', confidence => 0.9)",
             "SELECT pymem.resolve_conflict('ann', 'likes_os', '\"Mac\"')",
             "SELECT pymem.get_fact('ann', 'likes_os')",

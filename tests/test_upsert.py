@@ -952,7 +952,7 @@ def test_typed_batch_decides_like_the_json_batch(sql):
     contents = [OLD, "reads poetry", OLD + "!"]
     vectors = [unit(0), unit(1), at_cosine(0.99)]
     typed = sql.execute(
-        "SELECT ordinal, action, rule FROM pymem.upsert_memories('t', %s::text[],"
+        "SELECT ordinal, action, rule FROM pymem.upsert_memory_arrays('t', %s::text[],"
         " %b::vector[], %s::jsonb)",
         (contents, vectors, Jsonb([{"kind": "preference"}, {}, {"kind": "preference"}])),
     ).fetchall()
@@ -979,6 +979,17 @@ def test_typed_batch_decides_like_the_json_batch(sql):
     assert sorted(k for (k,) in kinds) == ["fact", "preference"]
 
 
+def test_the_typed_batch_under_its_former_name_with_casts(sql):
+    """upsert_memories(text, text[], vector[], ...) stays for callers that cast."""
+    rows = sql.execute(
+        "SELECT ordinal, action FROM pymem.upsert_memories('t', %s::text[], %b::vector[],"
+        " %s::jsonb, dedup_threshold => 0.95, supersede_threshold => 0.7, on_related => 'insert')",
+        (["reads poetry", "reads poetry!"], [unit(0), unit(0)], Jsonb([{"kind": "habit"}] * 2)),
+    ).fetchall()
+    assert rows == [(1, "inserted"), (2, "duplicate")]
+    assert sql.execute("SELECT kind FROM pymem.memories").fetchall() == [("habit",)]
+
+
 @pytest.mark.parametrize(
     ("contents", "n_vectors", "options", "message"),
     [
@@ -991,7 +1002,7 @@ def test_typed_batch_decides_like_the_json_batch(sql):
 def test_typed_batch_refuses_mismatched_arrays(sql, contents, n_vectors, options, message):
     with pytest.raises(psycopg.Error, match=message) as err:
         sql.execute(
-            "SELECT * FROM pymem.upsert_memories('t', %s::text[], %b::vector[], %s::jsonb)",
+            "SELECT * FROM pymem.upsert_memory_arrays('t', %s::text[], %b::vector[], %s::jsonb)",
             (
                 contents,
                 [unit(i) for i in range(n_vectors)],

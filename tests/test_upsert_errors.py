@@ -571,11 +571,11 @@ RAW_CASES = [
     # the typed batch reads contents[1..n]: another shape read as NULL content (PM002)
     (
         "PM010",
-        f"SELECT * FROM pymem.upsert_memories('u', ARRAY[['a'], ['b']], ARRAY[{V}, {V}])",
+        f"SELECT * FROM pymem.upsert_memory_arrays('u', ARRAY[['a'], ['b']], ARRAY[{V}, {V}])",
     ),
     (
         "PM010",
-        f"SELECT * FROM pymem.upsert_memories('u', '[0:1]={{a,b}}'::text[], ARRAY[{V}, {V}])",
+        f"SELECT * FROM pymem.upsert_memory_arrays('u', '[0:1]={{a,b}}'::text[], ARRAY[{V}, {V}])",
     ),
     # every index starts with user_id; an entry too long for a btree page was a raw 54000
     ("PM001", f"SELECT * FROM pymem.upsert_memory(repeat('u', 257), 'likes tea', {V})"),
