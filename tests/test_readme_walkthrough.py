@@ -19,8 +19,8 @@ created on it and dropped afterwards).
   CONTEXT lines after an error (the PL/pgSQL call stack) may be left out.
 - An unlabelled block of ``dir/  description`` lines (the layout) must name directories that
   exist.
-- ```` ```python ````: run with exec, all blocks in one namespace; a ``print(...)  # text``
-  line must print ``text``.
+- ```` ```python ````: run with exec, each block in a fresh namespace (a reader may paste any
+  one of them alone); a ``print(...)  # text`` line must print ``text``.
 
 Where the README writes ``postgresql://...`` for the reader's own server, the embedded
 server's default database stands in; ``memories.jsonl``, the reader's own file, is a small file
@@ -203,7 +203,6 @@ class Newcomer:
 
     def __init__(self, capfd):
         self.capfd = capfd
-        self.namespace: dict[str, object] = {"__name__": "__readme__"}
         self.psql: list[str] | None = None  # argv of the psql opened last
         self.skipped: set[tuple[str, ...]] = set()
         self.checked: set[tuple[str, ...]] = set()
@@ -333,7 +332,7 @@ class Newcomer:
         self.capfd.readouterr()
         # padded to its place in the README: a traceback names the README's own line
         code = compile("\n" * (first_line - 1) + block, str(README), "exec")
-        exec(code, self.namespace)
+        exec(code, {"__name__": "__readme__"})  # a fresh namespace: the block alone
         out = self.capfd.readouterr().out.splitlines()
         self.ran.append(f"python block ({len(block.splitlines())} lines)")
         assert len(out) == len(expected), out
