@@ -411,3 +411,17 @@ def test_the_readme_runs_in_order_on_one_machine(machine, capfd):
     for command in RUN_BY_CI:
         assert " ".join(command) in ci, command
     assert len(newcomer.ran) >= 12, newcomer.ran
+
+
+def test_the_readmes_error_range_is_that_of_pymem_errors():
+    """The README states pymem's SQLSTATE range once; it is the codes pymem.errors maps."""
+    from pymem import errors
+
+    codes = sorted(
+        c.sqlstate
+        for c in vars(errors).values()
+        if isinstance(c, type) and issubclass(c, errors.PymemError) and c.sqlstate
+        if c.sqlstate.startswith("PM")
+    )
+    stated = re.findall(r"`(PM\d{3})`–`(PM\d{3})`", README.read_text(encoding="utf-8"))
+    assert stated == [(codes[0], codes[-1])], f"pymem.errors maps {codes[0]}–{codes[-1]}"
