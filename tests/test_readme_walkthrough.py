@@ -9,8 +9,11 @@ created on it and dropped afterwards).
 - ```` ```bash ````: one command a line, ``#`` comments and ``&&`` as a shell reads them;
   ``pymem ...`` runs the real CLI (``pymem.cli:main``, the entry point) in this process, so the
   bundled embedder loads once. ``"$(pymem ...)"`` is that command's output. ``pymem db psql``
-  opens psql: the next SQL block is what is typed into it. Any other program, or shell syntax
-  this reader does not know, fails the test unless SKIPPED lists it.
+  opens psql: the next SQL block is what is typed into it. ``yoyo apply ...`` runs plain yoyo
+  as a process, as a script at a terminal would: its output on a pseudo-terminal (where yoyo
+  asks before each migration unless ``--batch``), nothing to read on stdin, on a new empty
+  database for ``postgresql+psycopg://...``. Any other program, or shell syntax this reader does
+  not know, fails the test unless SKIPPED lists it.
 - ```` ```sql ````: the session typed into the psql opened last; every statement must succeed,
   and the ``--`` comment lines right after a statement are its output (rows and values must
   match; column padding need not).
@@ -34,7 +37,11 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 import tempfile
+import threading
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -42,8 +49,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pymem import server
+from pymem import MemoryStore, server
 from pymem.cli import main
+from pymem.migrate import yoyo_uri
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -56,8 +64,6 @@ SKIPPED: dict[tuple[str, ...], str] = {
     ("pymem", "demo"): ".ci/run runs it, on a server of its own (4.5 s here)",
     ("pymem", "eval"): ".ci/run runs it, after the demo (6.4 s here: 124 memories and 57"
     " questions through two stores)",
-    ("yoyo", "apply"): "tests/test_migrate.py::test_plain_yoyo_apply_loads_functions runs"
-    " plain yoyo (a process of its own)",
 }
 # Skipped because CI runs them elsewhere: .ci/run must really do so.
 RUN_BY_CI = {("pymem", "demo"), ("pymem", "eval"), ("python", "-m", "pytest")}
@@ -192,6 +198,40 @@ def _stdin(text: str) -> Iterator[None]:
             os.close(saved)
 
 
+def _at_a_terminal(argv: list[str], cwd: Path, timeout: float = 60) -> tuple[int | None, str]:
+    """Run ``argv`` with its output on a pseudo-terminal and nothing to read on stdin, as a
+    script started at a terminal runs it: its exit code (None: still running after
+    ``timeout`` seconds, then killed) and what it printed."""
+    primary, secondary = os.openpty()
+    chunks: list[bytes] = []
+
+    def read() -> None:  # drained all along: a full terminal buffer would block the child
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO: the child's side closed
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    with subprocess.Popen(
+        argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary
+    ) as child:
+        os.close(secondary)
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            code: int | None = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            code = None
+        reader.join(timeout=5)
+    os.close(primary)
+    return code, b"".join(chunks).decode(errors="replace")
+
+
 def _prefixed(argv: list[str], table) -> tuple[str, ...] | None:
     """The longest key of ``table`` that ``argv`` starts with."""
     found = [prefix for prefix in table if tuple(argv[: len(prefix)]) == prefix]
@@ -258,6 +298,10 @@ class Newcomer:
         if skip:
             self.skipped.add(skip)
             return
+        if argv[:2] == ["yoyo", "apply"]:
+            self.close_psql()
+            self.yoyo(argv)
+            return
         assert argv[0] == "pymem", f"not a pymem command and not in SKIPPED: {argv}"
         self.close_psql()
         argv = [self.expand(w) for w in argv]
@@ -270,6 +314,22 @@ class Newcomer:
         if check:
             CHECKS[check](words, out)
             self.checked.add(check)
+
+    def yoyo(self, argv: list[str]) -> None:
+        """Plain yoyo as the README writes it, from the clone's directory, at a terminal, on
+        a new empty database: it must apply every migration without asking, and its
+        post-apply hook must load sql/."""
+        admin = server.start_embedded(database="postgres")
+        name = f"yoyo_readme_{uuid.uuid4().hex[:8]}"
+        server.create_database(admin, name)
+        dsn = psycopg.conninfo.make_conninfo(admin, dbname=name)
+        words = [yoyo_uri(dsn) if w == "postgresql+psycopg://..." else w for w in argv]
+        assert words != argv, f"no postgresql+psycopg://... to stand for the server: {argv}"
+        code, out = _at_a_terminal([sys.executable, "-m", *words], cwd=ROOT)
+        assert code == 0, f"{shlex.join(argv)} at a terminal: exit {code}, printed:\n{out[-2000:]}"
+        with MemoryStore(dsn) as store:  # the functions of sql/ are there
+            assert store.recall("ann", [1.0] + [0.0] * 511, 1) == []
+        self.ran.append(shlex.join(argv))
 
     def close_psql(self) -> None:
         """A psql opened with nothing typed into it: it connects, reads end of input, exits 0."""
