@@ -310,23 +310,9 @@ def figure(summary: dict[str, Any]):
         def bar_y(j: int, name: str, tops=tops, rows=rows) -> float:
             return tops[j] + _PAD_IN / 2 + (list(rows[j]["values"]).index(name) + 0.5) * _BAR_IN
 
-        right = 0.0
-        for name in names:
-            at = [j for j, r in enumerate(rows) if name in r["values"]]
-            xs = [rows[j]["values"][name] for j in at]
-            bars = ax.barh(
-                [bar_y(j, name) for j in at],
-                xs,
-                height=_BAR_IN * 0.85,
-                color=colours[name],
-                hatch=None if name in pymem else "///",
-                edgecolor="white" if name in pymem else "0.2",
-                linewidth=0.4,
-                label=textwrap.fill(name, 36),
-            )
-            ax.bar_label(bars, labels=[_number(x) for x in xs], fontsize=7, padding=2)
-            right = max([right, *xs])
-        marked = set()
+        marks: dict[tuple[int, str], list[float]] = {}
+        right = max(v for r in rows for v in r["values"].values())
+        drawn = set()
         for j, row in enumerate(rows):
             for v, series in row_verdicts(summary, row):
                 if v["line"] is None:
@@ -337,12 +323,34 @@ def figure(summary: dict[str, Any]):
                 ax.vlines(
                     v["line"], y - _BAR_IN * 0.6, y + _BAR_IN * 0.6, colors=colour,
                     linestyles=style, linewidth=1.6,
-                    label=None if how in marked else textwrap.fill(legend, 36),
+                    label=None if how in drawn else textwrap.fill(legend, 36),
                 )  # fmt: skip
-                marked.add(how)
+                drawn.add(how)
+                marks.setdefault((j, series), []).append(v["line"])
                 right = max(right, v["line"])
+        right = right * 1.12 or 1
+        for name in names:
+            at = [j for j, r in enumerate(rows) if name in r["values"]]
+            xs = [rows[j]["values"][name] for j in at]
+            ax.barh(
+                [bar_y(j, name) for j in at],
+                xs,
+                height=_BAR_IN * 0.85,
+                color=colours[name],
+                hatch=None if name in pymem else "///",
+                edgecolor="white" if name in pymem else "0.2",
+                linewidth=0.4,
+                label=textwrap.fill(name, 36),
+            )
+            for j, x in zip(at, xs, strict=True):
+                # the number at the bar's end, or past a mark that would cross it
+                near = [m for m in marks.get((j, name), []) if x <= m <= x + 0.08 * right]
+                ax.annotate(
+                    _number(x), (max([x, *near]), bar_y(j, name)), xytext=(3, 0),
+                    textcoords="offset points", va="center", fontsize=7,
+                )  # fmt: skip
         ax.set_ylim(sum(heights), 0)
-        ax.set_xlim(0, right * 1.12 or 1)
+        ax.set_xlim(0, right)
         ax.set_yticks([tops[j] + heights[j] / 2 for j in range(len(rows))])
         ax.set_yticklabels(labels, fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
