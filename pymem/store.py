@@ -28,6 +28,7 @@ import psycopg
 from pgvector.psycopg import register_vector, register_vector_async
 from pgvector.psycopg.halfvec import register_halfvec_info
 from pgvector.psycopg.vector import register_vector_info
+from psycopg.conninfo import make_conninfo
 from psycopg.rows import class_row
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
@@ -618,17 +619,27 @@ _HAS_SCHEMA = "SELECT CASE WHEN to_regproc('pymem.schema_version') IS NOT NULL T
 _SCHEMA_VERSION = "SELECT pymem.schema_version()"
 
 
-def _check_version(version: int | None) -> None:
+def _check_version(version: int | None, conn: psycopg.Connection | psycopg.AsyncConnection) -> None:
     if version is None:
         raise SchemaMismatch(
             f"this database has no pymem schema yet (this package needs version "
-            f"{SCHEMA_VERSION}): run `pymem migrate` on it"
+            f"{SCHEMA_VERSION}): run `{_migrate_command(conn)}`"
         )
     if version != SCHEMA_VERSION:
         raise SchemaMismatch(
             f"database schema pymem is at version {version}, this package needs "
-            f"{SCHEMA_VERSION}: run `pymem migrate`"
+            f"{SCHEMA_VERSION}: run `{_migrate_command(conn)}`"
         )
+
+
+def _migrate_command(conn: psycopg.Connection | psycopg.AsyncConnection) -> str:
+    """The command that migrates the database ``conn`` is on (a bare `pymem migrate`
+    migrates the default store, not this one); no password in it."""
+    import shlex
+
+    info = conn.info
+    target = make_conninfo(host=info.host, port=info.port, dbname=info.dbname, user=info.user)
+    return f"pymem --dsn {shlex.quote(target)} migrate"
 
 
 # a serialization failure or deadlock is retried this many times, after a
@@ -738,7 +749,7 @@ class MemoryStore:
             version = None
             if found and found[0] is not None:
                 version = conn.execute(_SCHEMA_VERSION).fetchone()[0]
-            _check_version(version)
+            _check_version(version, conn)
             self._check_schema = False
         if conn.adapters.types.get("vector") is None:
             self._vector_type = _register_vector(conn)
@@ -1497,7 +1508,7 @@ class AsyncMemoryStore:
             version = None
             if found and found[0] is not None:
                 version = (await (await conn.execute(_SCHEMA_VERSION)).fetchone())[0]
-            _check_version(version)
+            _check_version(version, conn)
             self._check_schema = False
         if conn.adapters.types.get("vector") is None:
             self._vector_type = await _register_vector_async(conn)

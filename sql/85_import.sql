@@ -17,7 +17,7 @@ BEGIN
 END;
 $$;
 
--- upsert_memories' typed batch, each item with its line of the file. Lines the
+-- upsert_memory_arrays' batch, each item with its line of the file. Lines the
 -- source's earlier runs committed are skipped (under the user's lock, so two
 -- runs at once cannot both apply a line); `ordinal` of each row is its line.
 CREATE OR REPLACE FUNCTION pymem.import_memories(
@@ -83,7 +83,7 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT lines[v_new[r.ordinal]], r.memory_id, r.action, r.similarity, r.matched_id, r.rule
-    FROM pymem.upsert_memories(import_memories.user_id, contents, embeddings, options) AS r;
+    FROM pymem.upsert_memory_arrays(import_memories.user_id, contents, embeddings, options) AS r;
     INSERT INTO pymem.import_progress AS p (user_id, source, lines_done)
     VALUES (import_memories.user_id, import_memories.source, lines[cardinality(lines)])
     ON CONFLICT ON CONSTRAINT import_progress_pkey DO UPDATE

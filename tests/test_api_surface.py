@@ -84,7 +84,7 @@ def test_api_works_with_an_empty_search_path(conn):
 def test_store_refuses_a_database_without_the_schema(empty_dsn):
     with (
         MemoryStore(empty_dsn) as store,
-        pytest.raises(SchemaMismatch, match=r"no pymem schema yet.*run `pymem migrate`"),
+        pytest.raises(SchemaMismatch, match=r"no pymem schema yet.*run `pymem --dsn '.*' migrate`"),
     ):
         store.upsert("u", "x", unit(0))
 

@@ -123,7 +123,7 @@ def test_a_database_without_the_schema_is_refused(empty_dsn):
         async with AsyncMemoryStore(empty_dsn) as store:
             await store.upsert("u", "x", unit(0))
 
-    with pytest.raises(SchemaMismatch, match="pymem migrate"):
+    with pytest.raises(SchemaMismatch, match=r"run `pymem --dsn .* migrate`"):
         asyncio.run(main())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import shlex
 
 import psycopg
 import pytest
@@ -87,7 +88,13 @@ def test_a_connection_failure_is_one_line(capsys):
 def test_a_database_without_pymem_is_one_line(empty_dsn, capsys):
     assert main(["--dsn", empty_dsn, "report"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "run `pymem migrate`" in err
+    assert err.count("\n") == 1 and "run `pymem --dsn " in err
+    # the command it names migrates this database (a bare `pymem migrate` would migrate
+    # the embedded default store instead)
+    command = shlex.split(err.split("run `", 1)[1].split("`", 1)[0])
+    assert command[0] == "pymem" and command[-1] == "migrate"
+    assert main(command[1:]) == 0
+    assert main(["--dsn", empty_dsn, "report"]) == 0
 
 
 @pytest.mark.embed

@@ -49,8 +49,8 @@ def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
     store.flag_conflict(user, tea.memory_id, coffee.memory_id, "tea or coffee")
     store.set_fact(user, "city", "Paris")
     store.set_fact(user, "city", "Rome")
-    store.import_memories(user, "memories.jsonl", [1],
-                          [{"content": f"{user} imported a fact", "embedding": unit(base + 9)}])  # fmt: skip
+    imported = {"content": f"{user} imported a fact", "embedding": unit(base + 9)}
+    store.import_memories(user, "memories.jsonl", [1], [imported])
     contact = store.sync_contact(user, f"{user}'s sister Mia", [tea.memory_id], aliases=["Mimi"],
                                  attributes={"job": "nurse"})  # fmt: skip
     store.sync_contact(user, f"{user}'s sister Mia", attributes={"job": "doctor"})
