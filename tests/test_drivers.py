@@ -105,6 +105,7 @@ def test_documented_calls_from_node_pg_with_untyped_parameters(fresh_dsn):
     assert by_name["set_fact, confidence_level by name"] == [{"set_fact": "rejected"}]
     actions = [r["action"] for r in by_name["upsert_memory_arrays"]]
     assert len(actions) == 3 and actions[0] == "inserted"
+    assert by_name["import_lines_done"] == [{"import_lines_done": 3}]
 
 
 def _api_calls(conn: psycopg.Connection) -> list[tuple[str, str, list[str]]]:

@@ -116,6 +116,22 @@ try {
     ["ann", ["Ann plays chess"], [vec(70)], JSON.stringify([{ kind: "habit" }]), 0.95, 0.7,
       "review"],
     [T, "text[]", "vector[]", J, F, F, T]);
+  await call("check_contents", "SELECT pymem.check_contents($1)", [["Ann likes tea"]],
+    ["text[]"]);
+  await call("check_contents, labels", "SELECT pymem.check_contents($1, $2)",
+    [["Ann likes tea", " "], ["line 1", "line 2"]], ["text[]", "text[]"], "PM002");
+  await call("import_memories",
+    "SELECT * FROM pymem.import_memories($1, $2, $3, $4, $5)",
+    ["ann", "memories.jsonl", [1, 2], ["Ann drinks tea", "Ann drinks tea"],
+      [vec(80), vec(80)]],
+    [T, T, "integer[]", "text[]", "vector[]"]);
+  await call("import_memories, options",
+    "SELECT * FROM pymem.import_memories($1, $2, $3, $4, $5, $6)",
+    ["ann", "memories.jsonl", [3], ["Ann drinks oolong"], [vec(81)],
+      JSON.stringify([{ kind: "preference" }])],
+    [T, T, "integer[]", "text[]", "vector[]", J]);
+  await call("import_lines_done", "SELECT pymem.import_lines_done($1, $2)",
+    ["ann", "memories.jsonl"], [T, T]);
 
   // --- the review queue
   await call("pending_reviews", "SELECT * FROM pymem.pending_reviews($1)", ["ann"], [T]);
