@@ -276,13 +276,17 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
             if isinstance(ops, list) and any(
                 isinstance(op, dict) and "content" in op and "embedding" not in op for op in ops
             ):
-                # a plan from an LLM names contents only: embed them here
+                # a plan from an LLM names contents only: embed them here, once the store
+                # has taken their texts (an oversized one never reaches the embedder)
                 from pymem.embedder import default_embedder
 
-                embed = default_embedder()
-                embed.configure(store)
                 todo = [op for op in ops if isinstance(op, dict) and "content" in op]
                 todo = [op for op in todo if "embedding" not in op]
+                texts = [(n, op["content"]) for n, op in enumerate(ops, 1) if op in todo]
+                texts = [(n, text) for n, text in texts if isinstance(text, str)]
+                store.check_contents([t for _, t in texts], [f"op {n}: content" for n, _ in texts])
+                embed = default_embedder()
+                embed.configure(store)
                 for op, vector in zip(todo, embed([op["content"] for op in todo]), strict=True):
                     op["embedding"] = [float(x) for x in vector]
             for row in store.apply_maintenance(args.user, ops):

@@ -510,6 +510,14 @@ def evaluate(
     data = load_dataset(dataset)
     # refused (or re-made) before minutes of embedding
     target = eval_database(dsn, database, yes=yes)
+    migrate(target)
+    from pymem.store import MemoryStore
+
+    with MemoryStore(target) as store:
+        # what the store would refuse is refused before it is embedded
+        store.check_contents(
+            [m.content for m in data.memories], [f"memory {m.id}: content" for m in data.memories]
+        )
     if embed is None:
         from pymem.embedder import default_embedder
 
@@ -519,7 +527,6 @@ def evaluate(
     qvectors = dict(
         zip([q.id for q in data.questions], embed([q.text for q in data.questions]), strict=True)
     )
-    migrate(target)
     steps = 3 * len(data.memories) + 3 * len(data.questions)
     progress = Progress(steps, progress_stream)
     naive = run_naive(target, data, vectors, qvectors, progress)

@@ -161,3 +161,18 @@ def test_a_stopped_embedded_server_says_pymem_db_start(tmp_path, monkeypatch):
         assert _connection_lost(dsn_args) == ""
     finally:
         server.stop_embedded()
+
+
+def test_a_plans_oversized_content_is_refused_before_the_embedder(
+    fresh_dsn, tmp_path, monkeypatch, capsys
+):
+    import json
+
+    def no_embedder():
+        raise AssertionError("the embedder was asked for")
+
+    monkeypatch.setattr("pymem.embedder.default_embedder", no_embedder)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps([{"op": "add", "content": "x" * 5000}]), encoding="utf-8")
+    assert main(["--dsn", fresh_dsn, "consolidate", "--user", "u", "--plan", str(plan)]) == 2
+    assert "op 1: content is 5000 characters long" in capsys.readouterr().err

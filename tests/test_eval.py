@@ -257,3 +257,15 @@ def test_a_dataset_user_named_like_a_reviewed_user_stays_apart(admin_dsn, tmp_pa
     for side in ("naive", "pymem", "pymem_reviewed"):
         assert result[side]["store_size"] == 4, side
         assert result[side]["recall_at_5"] == 1.0, side
+
+
+def test_an_oversized_memory_is_refused_before_it_is_embedded(admin_dsn, tmp_path):
+    from pymem.errors import ContentTooLong
+
+    records = [{"type": "memory", "id": "m1", "user": "u", "fact": "f", "content": "x" * 5000}]
+
+    def embed(texts):
+        raise AssertionError(f"embedded {len(texts)} texts")
+
+    with pytest.raises(ContentTooLong, match="memory m1: content is 5000 characters long"):
+        _evaluate(admin_dsn, tmp_path, records, embed)
