@@ -397,7 +397,6 @@ def run_all(
     """Every benchmark, each in a fresh database of its own; the summary and the machine.
     ``raw``, when given, receives each benchmark's own result by name (not JSON)."""
     from pymem.migrate import migrate
-    from pymem.server import create_database
 
     log = log or (lambda line: print(line, file=sys.stderr))
     up_sizes, im_sizes, rc_sizes, co_sizes, pa_sizes = sizes
@@ -416,8 +415,7 @@ def run_all(
         ):
             database = f"pymem_bench_all_{name}{suffix}"
             admin, target = common.bench_database(dsn, database)
-            common.drop_database(admin, database)
-            create_database(admin, database, template=template)
+            common.recreate_database(admin, database, template=template)
             try:
                 log(f"== pymem bench {name} (database {database})")
                 results[name] = module.run(target, bench_sizes, out=log)

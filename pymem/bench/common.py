@@ -25,6 +25,8 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from pymem.server import drop_scratch_database, recreate_scratch_database
+
 Out = Callable[[str], None]
 
 PG_EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -57,17 +59,15 @@ def database_exists(admin_dsn: str, name: str) -> bool:
 
 
 def drop_database(admin_dsn: str, name: str) -> None:
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+    """Drop a benchmark's database: only one a benchmark made (``pymem.server``'s scratch
+    rule: a store of somebody's by the same name is refused, never dropped)."""
+    drop_scratch_database(admin_dsn, name, owner="pymem bench")
 
 
-def recreate_database(admin_dsn: str, name: str) -> None:
-    """Drop and create ``name``; the caller migrates it."""
-    drop_database(admin_dsn, name)
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+def recreate_database(admin_dsn: str, name: str, template: str | None = None) -> None:
+    """Drop and create ``name`` (a clone of ``template``, if given) under the same rule;
+    the caller migrates it."""
+    recreate_scratch_database(admin_dsn, name, owner="pymem bench", template=template)
 
 
 def connect(dsn: str) -> psycopg.Connection:

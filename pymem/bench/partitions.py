@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg import sql
 
 from pymem.bench.common import (
     MemoryRows,
@@ -123,13 +122,7 @@ def run(
         recreate_database(admin, PLAIN)
         migrate(plain_dsn)
     else:
-        drop_database(admin, PLAIN)
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                    sql.Identifier(PLAIN), sql.Identifier(template)
-                )
-            )
+        recreate_database(admin, PLAIN, template=template)
     with connect(plain_dsn) as conn:
         for line in machine_lines(conn):
             out(line)
@@ -139,9 +132,7 @@ def run(
         out(f"-- loaded {rows:,} rows ({sizes.users} users x {sizes.memories:,}, interleaved,"
             f" {dim}-d) by COPY in {time.perf_counter() - t0:.1f} s")  # fmt: skip
         vacuum_analyze(conn, out)
-    drop_database(admin, PARTITIONED)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {PARTITIONED} TEMPLATE {PLAIN}")
+    recreate_database(admin, PARTITIONED, template=PLAIN)
     t0 = time.perf_counter()
     migrate(hash_dsn, partitions=sizes.partitions)
     convert_s = time.perf_counter() - t0
