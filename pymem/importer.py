@@ -103,6 +103,20 @@ def _at_line(exc: PymemError, batch: list[tuple[int, dict[str, Any]]], user: str
     return type(exc)(f"{where}: {message}", sqlstate=exc.sqlstate, hint=exc.hint, detail=exc.detail)
 
 
+def _recount(
+    store: MemoryStore, todo: dict[str, list[tuple[int, dict[str, Any]]]], result: ImportResult
+) -> None:
+    """After a stop, the lines committed since the run began as the store has them: a batch
+    may have committed just before Ctrl-C reached Python, which then never saw its rows."""
+    try:
+        done = {user: store.import_lines_done(user, result.source) for user in todo}
+    except (PymemError, OSError):
+        return  # the store is gone too: what this run saw commit is what it can say
+    committed = {user: sum(n <= done[user] for n, _ in rows) for user, rows in todo.items()}
+    result.lines = sum(committed.values())
+    result.users = {user for user, n in committed.items() if n}
+
+
 def import_file(
     store: MemoryStore,
     path: str | Path,
@@ -186,6 +200,9 @@ def import_file(
                     flush(user)
         for user in list(pending):
             flush(user)
+    except BaseException:
+        _recount(store, todo, result)
+        raise
     finally:
         result.seconds = time.perf_counter() - started
     if progress is not None and total:

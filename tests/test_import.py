@@ -230,6 +230,37 @@ def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp
         _drop(admin_dsn, clean_name)
 
 
+def test_ctrl_c_says_what_was_committed_without_a_traceback(fresh_dsn, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(4, 150))
+    command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "import", str(path),
+               "--batch-size", "5"]  # fmt: skip
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        while time.monotonic() < deadline and child.poll() is None:
+            if conn.execute("SELECT count(*) FROM pymem.import_progress").fetchone()[0]:
+                break
+            time.sleep(0.01)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, (out, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    lines = err.split("\n")
+    assert "pymem import: interrupted" in lines, err
+    (count,) = [line for line in lines if "users committed before it stopped" in line]
+    with psycopg.connect(fresh_dsn) as conn:
+        mentions = conn.execute("SELECT sum(mention_count) FROM pymem.memories").fetchone()[0]
+    assert count.startswith(f"pymem import: {mentions} lines of "), (count, mentions)
+    assert os.path.basename(str(path)) in count and "goes on from the first line" in count
+
+
 def test_an_error_mid_file_names_line_user_and_what_was_committed(fresh_dsn, tmp_path, capsys):
     rows = _stream(3, 10)
     rows[20] = {**rows[20], "embedding": [1.0, 0.0, 0.0]}  # line 21, user2: 3 dimensions
