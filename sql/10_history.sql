@@ -183,3 +183,89 @@ BEGIN
     );
 END;
 $$;
+
+-- Undo: the memory takes the state of an earlier version again
+-- (by default the one before its latest change), and the state it leaves
+-- is recorded as a version like any change (reason 'undo: ...'). So the
+-- next undo restores what this one undid: undo twice = redo. Restored:
+-- content, embedding, canonical, topic, details, kind, consolidated_into,
+-- deleted_at (what versions track), importance and valid_until;
+-- counters, source, pinned, tier and metadata stay as they are.
+-- Returns the version whose state was restored.
+CREATE OR REPLACE FUNCTION pymem.undo(
+    user_id text, memory_id uuid, to_version integer DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_mem record;
+    v_ver pymem.memory_versions;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    PERFORM pymem._lock_user(user_id);
+    SELECT m.id, m.version, m.consolidated_into INTO v_mem
+    FROM pymem.memories AS m
+    WHERE m.user_id = undo.user_id AND m.id = undo.memory_id
+    FOR UPDATE;
+    IF NOT found THEN
+        RAISE EXCEPTION 'no memory % for user %', coalesce(memory_id::text, 'NULL'),
+            quote_literal(user_id)
+            USING ERRCODE = 'PM011', HINT = 'Memories of other users are invisible.';
+    END IF;
+    IF to_version IS NOT NULL AND to_version >= v_mem.version THEN
+        RAISE EXCEPTION 'memory % is at version %: to_version % is not an earlier one',
+            memory_id, v_mem.version, to_version
+            USING ERRCODE = 'PM026';
+    END IF;
+    SELECT v.* INTO v_ver
+    FROM pymem.memory_versions AS v
+    WHERE v.user_id = undo.user_id AND v.memory_id = undo.memory_id
+        AND v.version = coalesce(undo.to_version, v_mem.version - 1);
+    IF NOT found THEN
+        RAISE EXCEPTION 'memory % has no version % to restore (it is at version %)',
+            memory_id, coalesce(to_version, v_mem.version - 1), v_mem.version
+            USING ERRCODE = 'PM026',
+                HINT = 'A memory that was never changed has nothing to undo.';
+    END IF;
+    -- Membership of a consolidation has its own undo, which also restores
+    -- the fragments' importance and links and keeps pymem.consolidations true.
+    IF (v_ver.previous ->> 'consolidated_into')::uuid IS DISTINCT FROM v_mem.consolidated_into THEN
+        RAISE EXCEPTION 'undo of memory % would % the consolidation %', memory_id,
+            CASE WHEN v_mem.consolidated_into IS NULL THEN 'put it back into' ELSE 'take it out of' END,
+            coalesce(v_mem.consolidated_into, (v_ver.previous ->> 'consolidated_into')::uuid)
+            USING ERRCODE = 'PM046',
+                HINT = 'pymem.unconsolidate(user_id, <the consolidation>) undoes a consolidation.';
+    END IF;
+    -- The record of an undone consolidation: restored, it would stand live
+    -- beside the fragments unconsolidate gave back; they are consolidated
+    -- again with consolidate, which makes a new record.
+    IF (v_ver.previous ->> 'deleted_at') IS NULL AND EXISTS (
+        SELECT FROM pymem.consolidations AS c
+        WHERE c.user_id = undo.user_id AND c.id = undo.memory_id AND c.undone_at IS NOT NULL
+    ) THEN
+        RAISE EXCEPTION 'memory % is a consolidation that unconsolidate undid; undo cannot '
+            'bring it back beside its fragments', memory_id
+            USING ERRCODE = 'PM046',
+                HINT = 'Consolidate the fragments again with pymem.consolidate.';
+    END IF;
+    PERFORM pymem._set_change_reason(format('undo: restored version %s (%s)',
+        v_ver.version, v_ver.reason));
+    UPDATE pymem.memories AS m
+    SET content = v_ver.content,
+        embedding = v_ver.embedding,
+        canonical = v_ver.previous ->> 'canonical',
+        topic = v_ver.previous ->> 'topic',
+        details = coalesce(v_ver.previous -> 'details', '{}'),
+        kind = v_ver.previous ->> 'kind',
+        consolidated_into = (v_ver.previous ->> 'consolidated_into')::uuid,
+        deleted_at = (v_ver.previous ->> 'deleted_at')::timestamptz,
+        importance = coalesce((v_ver.previous ->> 'importance')::double precision, m.importance),
+        valid_until = (v_ver.previous ->> 'valid_until')::timestamptz
+    WHERE m.user_id = undo.user_id AND m.id = undo.memory_id;
+    PERFORM pymem._set_change_reason(NULL);
+    RETURN v_ver.version;
+END;
+$$;
