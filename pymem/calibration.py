@@ -2,7 +2,7 @@
 
 A labelled pair (text a, text b) is "the same fact" (label 1, or ``duplicate``), "distinct"
 (label 0, or ``related`` / ``unrelated``) or, in pymem's hand-written set, an ``update`` of the
-same slot. The rules that decide are pymem's own SQL (``pymem._decide`` for the sweep,
+same slot. The rules that decide are pymem's own SQL (``pymem._decision`` for the sweep,
 ``pymem.upsert_memory`` for the reported numbers): nothing of the rule is repeated here.
 
 * fit: on the *development* pairs, the grid point (``dedup_threshold``, ``dedup_term_change``)
@@ -128,25 +128,34 @@ def _sweep(
     trigram: float,
     trigram_min_similarity: float,
 ):
-    """Per grid point and language: pairs of each label merged by the write path's rules
-    (step 1, exact text, then pymem._judge of each pair's pymem._pair_evidence)."""
+    """Per grid point and language: pairs of each label merged by the write path's rules:
+    pymem._evidence of each pair once (all of it: supersede_threshold 0 lets nothing be
+    skipped), then pymem._decision at each grid point of the store's settings."""
     conn.execute(
         f"CREATE TEMP TABLE {table}_evidence AS"
-        " SELECT p.lang, p.source, p.label, p.sim,"
-        " pymem._fingerprint(p.a) = pymem._fingerprint(p.b)"
-        " AND pymem._fact_markers(p.a) = pymem._fact_markers(p.b) AS exact, e.*"
-        f" FROM {table} AS p, LATERAL pymem._pair_evidence(p.a, p.b) AS e"
+        " SELECT p.lang, p.source, p.label,"
+        "  pymem._evidence(p.a, p.b, p.sim,"
+        "   jsonb_populate_record(s, jsonb_build_object('supersede_threshold', 0,"
+        "    'topic_supersede_threshold', 0, 'trigram_min_similarity', %s::float8))) AS e"
+        f" FROM {table} AS p, pymem.settings AS s",
+        (trigram_min_similarity,),
     )
     rows = conn.execute(
         f"""
         SELECT t, r, p.lang, p.source, p.label, count(*),
-            count(*) FILTER (WHERE p.exact OR j.action IN ('duplicate', 'superseded'))
+            count(*) FILTER (WHERE j.action IN ('duplicate', 'superseded'))
         FROM {table}_evidence AS p,
+            pymem.settings AS s,
             unnest(%s::float8[]) AS t,
             unnest(%s::float8[]) AS r,
-            LATERAL pymem._judge(
-                p.trigram, p.same_markers, p.masked_equal, p.changed_terms, p.total_terms,
-                p.reordered, p.sim, NULL, t, least(t, 0.7), %s, %s, r, 'insert', %s
+            LATERAL pymem._decision(
+                p.e,
+                jsonb_populate_record(s, jsonb_build_object(
+                    'dedup_threshold', t, 'supersede_threshold', least(t, 0.7),
+                    'topic_supersede_threshold', %s::float8, 'trigram_threshold', %s::float8,
+                    'dedup_term_change', r, 'on_related', 'insert',
+                    'trigram_min_similarity', %s::float8
+                ))
             ) AS j
         GROUP BY 1, 2, 3, 4, 5
         """,

@@ -8,7 +8,8 @@
 --              metric, or the same statement with another value;
 --   inserted   otherwise; a neighbour in the related band is returned in
 --              matched_id and, by default, queued for the app's review.
--- Deciding (pymem._decide, pymem._match: no writes) is apart from writing
+-- Deciding (pymem._evidence of a pair, then the one step pymem._decision;
+-- pymem._match gathers the candidates; no writes) is apart from writing
 -- (pymem._apply), so that calibration and benchmarks run the same rules.
 
 -- Reinforce memories that were mentioned again: the one code path for
@@ -152,7 +153,7 @@ $$;
 -- Whether a neighbour could decide anything: in the supersede band, under
 -- the same topic close enough, or near-identical text (its trigram counts
 -- only from trigram_min_similarity up). Most neighbours are far and unlike:
--- the match loop and _decide skip them without gathering evidence.
+-- the match loop and _evidence skip them without gathering evidence.
 -- (No SET clause: an inlinable SQL function, every name qualified.)
 CREATE OR REPLACE FUNCTION pymem._could_decide(
     similarity double precision,
@@ -169,52 +170,72 @@ RETURN similarity >= supersede_threshold
 OR (same_topic IS TRUE AND similarity >= topic_supersede_threshold)
 OR (similarity >= trigram_min_similarity AND trigram >= trigram_threshold);
 
--- The evidence two statements give about each other, threshold-free (the
--- costly part of a decision: regexes and term lists).
-CREATE OR REPLACE FUNCTION pymem._pair_evidence(
+-- The evidence two statements give about each other (pymem.pair_evidence,
+-- migration 0012): the one place where evidence is measured. The costly
+-- part (regexes and term lists) only when it could decide anything; a field
+-- left NULL is evidence not gathered. A new kind of evidence is a field of
+-- the type, measured here, read by pymem._decision.
+CREATE OR REPLACE FUNCTION pymem._evidence(
     old_content text,
     new_content text,
-    OUT trigram double precision,
-    OUT same_markers boolean,
-    OUT masked_equal boolean,
-    OUT changed_terms integer,
-    OUT total_terms integer,
-    OUT reordered boolean
+    similarity double precision,
+    s pymem.settings,
+    same_topic boolean DEFAULT NULL,
+    old_canonical text DEFAULT NULL,
+    new_canonical text DEFAULT NULL,
+    goal boolean DEFAULT FALSE
 )
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+RETURNS pymem.pair_evidence
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
+DECLARE
+    e pymem.pair_evidence;
 BEGIN
+    e.similarity := similarity;
+    e.same_topic := same_topic;
+    e.goal := goal;
+    e.same_canonical := pymem._fingerprint(old_canonical) = pymem._fingerprint(new_canonical);
+    e.same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
+    e.same_text := e.same_markers
+        AND pymem._fingerprint(old_content) = pymem._fingerprint(new_content);
+    IF goal THEN
+        -- goals name metrics; the words around them say what the goal is
+        e.goal_metrics := CASE
+            WHEN pymem._goal_metrics(old_content) <@ pymem._goal_metrics(new_content)
+                AND cardinality(pymem._goal_metrics(old_content)) > 0
+                THEN pymem._goal_metrics(old_content)
+        END;
+        e.goal_overlap := pymem._token_overlap(
+            pymem._strip_goal_metrics(old_content), pymem._strip_goal_metrics(new_content)
+        );
+        RETURN e;
+    END IF;
     -- pg_trgm ignores case and punctuation itself
-    trigram := public.similarity(old_content, new_content);
-    same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
-    masked_equal := NOT same_markers
+    e.trigram := CASE WHEN similarity >= s.trigram_min_similarity
+        THEN public.similarity(old_content, new_content) ELSE 0 END;
+    IF NOT pymem._could_decide(
+        similarity, e.trigram, same_topic, s.supersede_threshold,
+        s.topic_supersede_threshold, s.trigram_threshold, s.trigram_min_similarity
+    ) THEN
+        RETURN e;
+    END IF;
+    e.masked_equal := NOT e.same_markers
         AND pymem._mask_values(old_content) = pymem._mask_values(new_content);
-    SELECT d.changed, d.total, d.reordered INTO changed_terms, total_terms, reordered
+    SELECT d.changed, d.total, d.reordered INTO e.changed_terms, e.total_terms, e.reordered
     FROM pymem._term_difference(old_content, new_content) AS d;
+    RETURN e;
 END;
 $$;
 
--- The rules of the header applied to the evidence of a pair and the
--- thresholds. action: duplicate, superseded, related (in the band, no
--- evidence of the same slot) or NULL (unrelated); rule: which rule
--- decided. Cheap and pure, so that calibration sweeps thresholds with it.
-CREATE OR REPLACE FUNCTION pymem._judge(
-    trigram double precision,
-    same_markers boolean,
-    masked_equal boolean,
-    changed_terms integer,
-    total_terms integer,
-    reordered boolean,
-    similarity double precision,
-    same_topic boolean,
-    dedup_threshold double precision,
-    supersede_threshold double precision,
-    topic_supersede_threshold double precision,
-    trigram_threshold double precision,
-    term_change double precision,
-    on_related text,
-    trigram_min_similarity double precision,
+-- The decision: the rules of the header applied to the evidence of a pair
+-- with the settings (the store's row, the call's thresholds and on_related
+-- in it). Pure, so that calibration and the benchmarks run these very rules
+-- over pairs. action: duplicate, superseded, related (in the band, no
+-- evidence of the same slot) or NULL (unrelated); rule: which rule decided.
+CREATE OR REPLACE FUNCTION pymem._decision(
+    e pymem.pair_evidence,
+    s pymem.settings,
     OUT action text,
     OUT rule text
 )
@@ -222,79 +243,57 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
+    -- what the extractor or the words say outright
+    IF e.same_canonical THEN
+        action := 'duplicate';
+        rule := 'same canonical statement';
+        RETURN;
+    ELSIF e.same_text THEN
+        action := 'duplicate';
+        rule := 'same normalized text';
+        RETURN;
+    END IF;
+    IF e.goal THEN
+        -- vectors never merge two goals: the metric and the words around it do
+        IF e.goal_metrics IS NOT NULL AND e.same_topic IS NOT FALSE
+            AND e.goal_overlap >= s.goal_overlap_threshold THEN
+            action := 'superseded';
+            rule := format('same goal (%s)', array_to_string(e.goal_metrics, ', '));
+        ELSIF e.similarity >= s.supersede_threshold THEN
+            action := 'related';
+            rule := 'related band, no shared goal metric';
+        END IF;
+        RETURN;
+    END IF;
     -- a duplicate needs the same values and the same order of the shared
     -- content terms ("A manages B" / "B manages A"); by embedding, also a
     -- wording that changed few content terms (a typo changes one: only
     -- near-identical text may)
-    IF same_markers AND NOT reordered THEN
-        IF trigram >= trigram_threshold AND similarity >= trigram_min_similarity THEN
+    IF e.same_markers AND NOT e.reordered THEN
+        IF e.trigram >= s.trigram_threshold AND e.similarity >= s.trigram_min_similarity THEN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
-        ELSIF similarity >= dedup_threshold AND same_topic IS NOT TRUE
-            AND changed_terms <= term_change * total_terms THEN
+        ELSIF e.similarity >= s.dedup_threshold AND e.same_topic IS NOT TRUE
+            AND e.changed_terms <= s.dedup_term_change * e.total_terms THEN
             action := 'duplicate';
             rule := 'close embedding, same terms';
             RETURN;
         END IF;
     END IF;
-    IF masked_equal AND similarity >= supersede_threshold THEN
+    IF e.masked_equal AND e.similarity >= s.supersede_threshold THEN
         action := 'superseded';
         rule := 'same statement, new value';
-    ELSIF same_topic AND similarity >= topic_supersede_threshold THEN
+    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold THEN
         action := 'superseded';
         rule := 'same topic';
-    ELSIF similarity >= supersede_threshold AND on_related = 'supersede' THEN
+    ELSIF e.similarity >= s.supersede_threshold AND s.on_related = 'supersede' THEN
         action := 'superseded';
         rule := 'related band (on_related = supersede)';
-    ELSIF similarity >= supersede_threshold THEN
+    ELSIF e.similarity >= s.supersede_threshold THEN
         action := 'related';
         rule := 'related band, no evidence of the same slot';
     END IF;
-END;
-$$;
-
--- How an existing memory relates to a new statement: _judge of their
--- _pair_evidence, skipping the evidence when nothing could decide.
-CREATE OR REPLACE FUNCTION pymem._decide(
-    old_content text,
-    new_content text,
-    similarity double precision,
-    same_topic boolean,
-    dedup_threshold double precision,
-    supersede_threshold double precision,
-    topic_supersede_threshold double precision,
-    trigram_threshold double precision,
-    term_change double precision,
-    on_related text DEFAULT 'review',
-    trigram_min_similarity double precision DEFAULT 0.5,
-    OUT action text,
-    OUT rule text
-)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
-AS $$
-DECLARE
-    v_evidence record;
-BEGIN
-    IF NOT pymem._could_decide(
-        similarity,
-        CASE WHEN similarity >= trigram_min_similarity
-            THEN public.similarity(old_content, new_content) ELSE 0 END,
-        same_topic, supersede_threshold, topic_supersede_threshold, trigram_threshold,
-        trigram_min_similarity
-    ) THEN
-        RETURN;
-    END IF;
-    v_evidence := pymem._pair_evidence(old_content, new_content);
-    SELECT j.action, j.rule INTO action, rule
-    FROM pymem._judge(
-        v_evidence.trigram, v_evidence.same_markers, v_evidence.masked_equal,
-        v_evidence.changed_terms, v_evidence.total_terms, v_evidence.reordered,
-        similarity, same_topic, dedup_threshold, supersede_threshold,
-        topic_supersede_threshold, trigram_threshold, term_change, on_related,
-        trigram_min_similarity
-    ) AS j;
 END;
 $$;
 
@@ -319,15 +318,22 @@ AS $$
 DECLARE
     v_candidate record;
     v_decision record;
+    v_evidence pymem.pair_evidence;
+    -- the settings this item is decided with: its own thresholds and on_related
+    v_settings pymem.settings := cfg;
     v_canonical_fingerprint uuid := pymem._fingerprint(item.canonical);
     -- computed once: inside the query a generic plan may evaluate it (three
     -- regexp passes) for every row of the user it filters
     v_fingerprint uuid := pymem._fingerprint(item.content);
     v_markers text[] := pymem._fact_markers(item.content);
 BEGIN
+    v_settings.dedup_threshold := item.dedup_threshold;
+    v_settings.supersede_threshold := item.supersede_threshold;
+    v_settings.on_related := item.on_related;
     action := 'inserted';
     -- 1. The same canonical statement, or the same normalized text with
-    -- the same markers (normalizing drops the point of "3.5 kg").
+    -- the same markers (normalizing drops the point of "3.5 kg"), found by
+    -- index: their evidence is known from the lookup itself.
     -- Consolidated fragments count: a fact already absorbed is not stored
     -- again; it reinforces the live record it was consolidated into.
     -- Two index lookups, not one OR: most writes carry no canonical, and
@@ -361,11 +367,14 @@ BEGIN
     IF found THEN
         target_id := pymem._live_record(user_id, v_candidate.id);
         IF target_id IS NOT NULL THEN
-            action := 'duplicate';
+            v_evidence.similarity := v_candidate.sim;
+            v_evidence.same_canonical := v_candidate.by_canonical;
+            v_evidence.same_text := NOT v_candidate.by_canonical;
+            v_decision := pymem._decision(v_evidence, v_settings);
+            action := v_decision.action;
             matched_id := v_candidate.id;
             similarity := v_candidate.sim;
-            rule := CASE WHEN v_candidate.by_canonical
-                THEN 'same canonical statement' ELSE 'same normalized text' END;
+            rule := v_decision.rule;
             RETURN;
         END IF;
     END IF;
@@ -375,33 +384,48 @@ BEGIN
         -- (sql/35_goals.sql). Vectors never merge two goals; a goal that only
         -- looks like a live one (the related band, no shared metric) is kept
         -- and, like any related pair, goes to the app's review.
-        SELECT * INTO v_candidate FROM pymem._same_goal(
-            user_id, item.content, item.embedding, item.topic, cfg.goal_overlap_threshold
-        );
-        IF v_candidate.memory_id IS NOT NULL THEN
-            action := 'superseded';
-            target_id := v_candidate.memory_id;
-            matched_id := v_candidate.memory_id;
-            similarity := v_candidate.similarity;
-            rule := format('same goal (%s)', array_to_string(v_candidate.metrics, ', '));
-            RETURN;
-        END IF;
+        -- The goal _same_goal finds, then the nearest live goal: the first can be
+        -- the same goal, the second only a related one
         rule := 'no live goal with the same metrics';
-        SELECT m.id, 1 - (m.embedding <=> item.embedding) AS sim
-        INTO v_candidate
-        FROM pymem.memories AS m
-        WHERE m.user_id = _match.user_id
-            AND m.kind = 'goal'
-            AND m.consolidated_into IS NULL
-            AND m.deleted_at IS NULL
-            AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
-        ORDER BY m.embedding <=> item.embedding, m.id
-        LIMIT 1;
-        IF found AND v_candidate.sim >= item.supersede_threshold THEN
-            matched_id := v_candidate.id;
-            similarity := v_candidate.sim;
-            rule := 'related band, no shared goal metric';
-        END IF;
+        FOR v_candidate IN
+            SELECT g.memory_id AS id, g.content_of_goal AS content, g.topic_of_goal AS topic,
+                g.similarity AS sim, 1 AS pass
+            FROM pymem._same_goal(user_id, item.content, item.embedding, item.topic) AS g
+            WHERE g.memory_id IS NOT NULL
+            UNION ALL
+            (
+                SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> item.embedding), 2
+                FROM pymem.memories AS m
+                WHERE m.user_id = _match.user_id
+                    AND m.kind = 'goal'
+                    AND m.consolidated_into IS NULL
+                    AND m.deleted_at IS NULL
+                    AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+                ORDER BY m.embedding <=> item.embedding, m.id
+                LIMIT 1
+            )
+            ORDER BY pass
+        LOOP
+            v_decision := pymem._decision(
+                pymem._evidence(
+                    v_candidate.content, item.content, v_candidate.sim, v_settings,
+                    v_candidate.topic = item.topic, goal => TRUE
+                ),
+                v_settings
+            );
+            IF v_decision.action = 'superseded' THEN
+                action := 'superseded';
+                target_id := v_candidate.id;
+                matched_id := v_candidate.id;
+                similarity := v_candidate.sim;
+                rule := v_decision.rule;
+                RETURN;
+            ELSIF v_decision.action = 'related' AND v_candidate.pass = 2 THEN
+                matched_id := v_candidate.id;
+                similarity := v_candidate.sim;
+                rule := v_decision.rule;
+            END IF;
+        END LOOP;
         RETURN;
     END IF;
 
@@ -438,11 +462,12 @@ BEGIN
         )
         ORDER BY c.distance, c.id
     LOOP
-        v_decision := pymem._decide(
-            v_candidate.content, item.content, v_candidate.sim, v_candidate.topic = item.topic,
-            item.dedup_threshold, item.supersede_threshold, cfg.topic_supersede_threshold,
-            cfg.trigram_threshold, cfg.dedup_term_change, item.on_related,
-            cfg.trigram_min_similarity
+        v_decision := pymem._decision(
+            pymem._evidence(
+                v_candidate.content, item.content, v_candidate.sim, v_settings,
+                v_candidate.topic = item.topic
+            ),
+            v_settings
         );
         CONTINUE WHEN v_decision.action IS NULL;
         IF v_decision.action = 'duplicate' THEN

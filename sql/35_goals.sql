@@ -30,22 +30,23 @@ RETURN regexp_replace(
     'g'
 );
 
--- The user's live goal that a new goal updates, if any: one whose
--- metrics the new goal all names, under the same topic when both have
--- one, with the most overlap of the words around the metric names (at
--- least settings.goal_overlap_threshold). "Lower my A1C to 7%" ->
--- "Lower my A1C to 6.5% by June" is one goal; "Check my A1C every three
--- months" is another, and "Lower my weight and blood pressure" is not
--- replaced by a blood-pressure-only goal.
+-- The user's live goal a new goal most likely updates: one whose metrics
+-- the new goal all names, under the same topic when both have one, with the
+-- most overlap of the words around the metric names. Whether it is the same
+-- goal ("Lower my A1C to 7%" -> "Lower my A1C to 6.5% by June": one goal;
+-- "Check my A1C every three months": another; "Lower my weight and blood
+-- pressure" is not replaced by a blood-pressure-only goal) is the decision
+-- step's (pymem._decision, settings.goal_overlap_threshold).
 CREATE OR REPLACE FUNCTION pymem._same_goal(
     user_id text,
     content text,
     embedding vector,
     topic text,
-    overlap_threshold double precision,
     OUT memory_id uuid,
     OUT similarity double precision,
-    OUT metrics text[]
+    OUT metrics text[],
+    OUT content_of_goal text,
+    OUT topic_of_goal text
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public
@@ -58,10 +59,13 @@ BEGIN
     IF cardinality(v_metrics) = 0 THEN
         RETURN;
     END IF;
-    SELECT g.id, g.sim, g.metrics INTO memory_id, similarity, metrics
+    SELECT g.id, g.sim, g.metrics, g.content, g.topic
+    INTO memory_id, similarity, metrics, content_of_goal, topic_of_goal
     FROM (
         SELECT
             m.id,
+            m.content,
+            m.topic,
             m.created_at,
             1 - (m.embedding <=> _same_goal.embedding) AS sim,
             pymem._goal_metrics(m.content) AS metrics,
@@ -75,7 +79,6 @@ BEGIN
     ) AS g
     WHERE cardinality(g.metrics) > 0
         AND g.metrics <@ v_metrics
-        AND g.overlap >= overlap_threshold
     ORDER BY g.overlap DESC, g.created_at DESC
     LIMIT 1;
 END;

@@ -1058,26 +1058,47 @@ def test_decision_table(store, conn, old, new, cosine, action, rule):
     r = store.upsert(USER, new, at_cosine(cosine))
     assert (r.action, r.rule) == (action, rule)
     assert (r.memory_id == first.memory_id) == (action != "inserted")
-    # the pure decide step used by calibration and the benchmark says the same
-    decided = conn.execute(
-        "SELECT action FROM pymem._decide(%s, %s, %s, NULL, 0.92, 0.75, 0.5, 0.8, 0.34,"
-        " 'review', 0.5)",
-        (old, new, cosine),
-    ).fetchone()[0]
+    # the pure decision step used by calibration and the benchmark says the same, for
+    # every rule family (exact text included: it is one of the step's rules)
+    decided, decided_rule = _step(
+        conn, old, new, cosine, dedup_threshold=0.92, supersede_threshold=0.75,
+        topic_supersede_threshold=0.5, trigram_threshold=0.8, dedup_term_change=0.34,
+        on_related="review", trigram_min_similarity=0.5,
+    )  # fmt: skip
     if action == "inserted":
         assert decided in (None, "related")
-    elif rule not in ("same normalized text",):
-        assert decided == action
+        assert decided_rule == (None if rule == "no close memory" else rule)
+    else:
+        assert (decided, decided_rule) == (action, rule)
 
 
-def test_judge_needs_the_cosine_floor_for_near_identical_text(conn):
-    """_judge (the rule calibration and the benchmark sweep) agrees with the match loop,
+def _step(conn, old: str, new: str, cosine: float, **settings) -> tuple:
+    """pymem._decision of the pair's pymem._evidence, with the store's settings row
+    changed as given."""
+    return conn.execute(
+        "SELECT d.action, d.rule FROM pymem.settings AS base,"
+        " LATERAL (SELECT jsonb_populate_record(base, %s::jsonb) AS s) AS o,"
+        " LATERAL pymem._decision(pymem._evidence(%s, %s, %s, o.s), o.s) AS d",
+        (json.dumps(settings), old, new, cosine),
+    ).fetchone()
+
+
+def test_the_step_needs_the_cosine_floor_for_near_identical_text(conn):
+    """_decision (the rule calibration and the benchmark sweep) agrees with the match loop,
     which computes no trigram below settings.trigram_min_similarity."""
+    e = {"trigram": 0.95, "same_markers": True, "masked_equal": False, "changed_terms": 0,
+         "total_terms": 5, "reordered": False}  # fmt: skip
+    settings = {"dedup_threshold": 0.92, "supersede_threshold": 0.75,
+                "topic_supersede_threshold": 0.5, "trigram_threshold": 0.8,
+                "dedup_term_change": 0.2, "on_related": "review",
+                "trigram_min_similarity": 0.5}  # fmt: skip
     rows = {
         cosine: conn.execute(
-            "SELECT action FROM pymem._judge(0.95, true, false, 0, 5, false, %s, NULL,"
-            " 0.92, 0.75, 0.5, 0.8, 0.2, 'review', 0.5)",
-            (cosine,),
+            "SELECT d.action FROM pymem.settings AS base,"
+            " LATERAL pymem._decision("
+            "  jsonb_populate_record(NULL::pymem.pair_evidence, %s::jsonb),"
+            "  jsonb_populate_record(base, %s::jsonb)) AS d",
+            (json.dumps({**e, "similarity": cosine}), json.dumps(settings)),
         ).fetchone()[0]
         for cosine in (0.45, 0.55)
     }

@@ -17,8 +17,8 @@ digits, negations or topics: only cosine, trigram and fingerprint decide.
 Every decision of (c) is checked against a brute-force replay: the users' rows
 read by a sequential scan before the run, the effect of each earlier operation
 applied, the 8 nearest neighbours found by sorting all of them and judged by
-the write path's own rule (pymem._decide), so the check follows the rules as
-they change. The replay's final state must equal the table's.
+the write path's own decision step (pymem._decision), so the check follows the rules
+as they change. The replay's final state must equal the table's.
 """
 
 from __future__ import annotations
@@ -378,22 +378,26 @@ FROM (
 ) AS v
 """
 # For each operation, in the state just before it: the first live-or-not
-# memory with the same fingerprint (step 1 of the match), and the decision of
-# the write path's own rule (pymem._decide) on each of the 8 nearest live
-# memories found by a full sort of the user's rows: a duplicate anywhere wins,
-# then the closest supersede, then the closest related neighbour.
+# memory with the same fingerprint (the lookup of step 1 of the match), and the
+# write path's own decision step (pymem._decision of pymem._evidence, with the
+# store's settings) on it and on each of the 8 nearest live memories found by a
+# full sort of the user's rows: a duplicate anywhere wins, then the closest
+# supersede, then the closest related neighbour.
 EXPECTED = f"""
 SELECT
     o.op_no, o.action, o.similarity, o.matched_id,
-    fp.id, fp.sim, nn8.id, nn8.sim, d.action
+    fp.id, fp.sim, fpd.action, nn8.id, nn8.sim, d.action
 FROM bench_ops AS o
+CROSS JOIN pymem.settings AS st
 LEFT JOIN LATERAL (
-    SELECT s.id, 1 - (s.embedding <=> o.embedding) AS sim
+    SELECT s.id, s.content, 1 - (s.embedding <=> o.embedding) AS sim
     FROM bench_spans AS s
     WHERE {VISIBLE} AND s.deleted_at IS NULL AND s.fingerprint = o.fingerprint
     ORDER BY s.consolidated_into IS NULL DESC, s.born, s.created_at, s.id
     LIMIT 1
 ) AS fp ON true
+LEFT JOIN LATERAL pymem._decision(pymem._evidence(fp.content, o.content, fp.sim, st), st)
+    AS fpd ON fp.id IS NOT NULL
 LEFT JOIN LATERAL (
     SELECT s.id, s.content, 1 - (s.embedding <=> o.embedding) AS sim,
         row_number() OVER () AS rank
@@ -404,17 +408,16 @@ LEFT JOIN LATERAL (
         LIMIT 8
     ) AS s
 ) AS nn8 ON true
-LEFT JOIN LATERAL pymem._decide(
-    nn8.content, o.content, nn8.sim, NULL, %(dedup)s, %(supersede)s, %(topic_supersede)s,
-    %(trigram)s, %(term_change)s, 'review', %(trigram_min_similarity)s
-) AS d ON true
+LEFT JOIN LATERAL pymem._decision(pymem._evidence(nn8.content, o.content, nn8.sim, st), st)
+    AS d ON true
 ORDER BY o.op_no, nn8.rank
 """
 
 
 def expected_decision(fp: tuple, candidates: list[tuple]) -> tuple:
-    """What the match step must have decided, from the replayed state."""
-    if fp[0] is not None:
+    """What the match step must have decided, from the replayed state: the step's decision
+    on the same-text memory, else the candidates' in the match's order of preference."""
+    if fp[0] is not None and fp[2] == "duplicate":
         return ("duplicate", fp[0], fp[1])
     for wanted in ("duplicate", "superseded", "related"):
         for nn_id, nn_sim, action in candidates:
@@ -489,19 +492,12 @@ def verify(
     conn.execute("CREATE INDEX ON bench_spans (user_id)")
     conn.execute("ANALYZE bench_spans")
     conn.execute("ANALYZE bench_ops")
-    params = {
-        "dedup": t.dedup,
-        "supersede": t.supersede,
-        "topic_supersede": t.topic_supersede,
-        "trigram": t.trigram,
-        "term_change": t.term_change,
-        "trigram_min_similarity": t.trigram_min_similarity,
-    }
     by_op: dict[int, tuple] = {}
-    for op_no, action, sim, matched_id, fp_id, fp_sim, nn_id, nn_sim, decided in conn.execute(
-        EXPECTED, params
-    ):
-        entry = by_op.setdefault(op_no, (action, sim, matched_id, (fp_id, fp_sim), [], []))
+    for row in conn.execute(EXPECTED):
+        op_no, action, sim, matched_id, fp_id, fp_sim, fp_decided, nn_id, nn_sim, decided = row
+        entry = by_op.setdefault(
+            op_no, (action, sim, matched_id, (fp_id, fp_sim, fp_decided), [], [])
+        )
         if nn_id is not None:
             entry[4].append((nn_id, nn_sim, decided))
             entry[5].append(nn_id)
