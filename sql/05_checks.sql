@@ -147,6 +147,48 @@ BEGIN
 END;
 $$;
 
+-- PM011 unless every id is a live memory of this user. Live: not deleted
+-- (what the API may change or link); without include_consolidated, not
+-- consolidated either (a fragment is represented by its record); with
+-- include_deleted, any memory of the user (undo brings deleted ones back).
+-- A NULL id is no memory: a caller that ignores NULLs removes them first.
+-- label prefixes the message ("op 3: ") and every missing id is named.
+CREATE OR REPLACE FUNCTION pymem._check_live_memories(
+    user_id text,
+    memory_ids uuid[],
+    include_deleted boolean DEFAULT FALSE,
+    include_consolidated boolean DEFAULT TRUE,
+    label text DEFAULT ''
+)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_missing text;
+BEGIN
+    SELECT string_agg(coalesce(i.id::text, 'NULL'), ', ' ORDER BY i.n) INTO v_missing
+    FROM unnest(memory_ids) WITH ORDINALITY AS i (id, n)
+    WHERE NOT EXISTS (
+        SELECT FROM pymem.memories AS m
+        WHERE m.user_id = _check_live_memories.user_id AND m.id = i.id
+            AND (include_deleted OR m.deleted_at IS NULL)
+            AND (include_consolidated OR m.consolidated_into IS NULL)
+    );
+    IF v_missing IS NOT NULL THEN
+        RAISE EXCEPTION '%no memory % for user %', label, v_missing, quote_literal(user_id)
+            USING ERRCODE = 'PM011',
+                HINT = 'Memories of other users are invisible' || CASE
+                    WHEN include_deleted THEN '.'
+                    WHEN include_consolidated
+                        THEN '; a deleted memory is gone until pymem.undo restores it.'
+                    ELSE '; deleted and consolidated memories are not live (a fragment is '
+                        'represented by its record).'
+                END;
+    END IF;
+END;
+$$;
+
 -- The kind's row, or PM008 naming the kinds that exist.
 CREATE OR REPLACE FUNCTION pymem._kind(kind text, label text DEFAULT '')
 RETURNS pymem.kinds

@@ -206,15 +206,12 @@ DECLARE
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._lock_user(user_id);
+    -- a deleted memory too: undo brings it back
+    PERFORM pymem._check_live_memories(user_id, ARRAY[memory_id], include_deleted => true);
     SELECT m.id, m.version, m.consolidated_into INTO v_mem
     FROM pymem.memories AS m
     WHERE m.user_id = undo.user_id AND m.id = undo.memory_id
     FOR UPDATE;
-    IF NOT found THEN
-        RAISE EXCEPTION 'no memory % for user %', coalesce(memory_id::text, 'NULL'),
-            quote_literal(user_id)
-            USING ERRCODE = 'PM011', HINT = 'Memories of other users are invisible.';
-    END IF;
     IF to_version IS NOT NULL AND to_version >= v_mem.version THEN
         RAISE EXCEPTION 'memory % is at version %: to_version % is not an earlier one',
             memory_id, v_mem.version, to_version

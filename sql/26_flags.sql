@@ -16,7 +16,6 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_missing text;
     v_id uuid;
     v_note text := nullif(btrim(note), '');
 BEGIN
@@ -29,19 +28,9 @@ BEGIN
         PERFORM pymem._check_content(v_note, (pymem._settings()).max_content_chars, 'note');
     END IF;
     PERFORM pymem._lock_user(user_id);
-    SELECT string_agg(coalesce(x::text, 'NULL'), ', ') INTO v_missing
-    FROM unnest(ARRAY[memory_id, other_id]) AS x
-    WHERE NOT EXISTS (
-        SELECT FROM pymem.memories AS m
-        WHERE m.user_id = flag_conflict.user_id AND m.id = x
-            AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
+    PERFORM pymem._check_live_memories(
+        user_id, ARRAY[memory_id, other_id], include_consolidated => false
     );
-    IF v_missing IS NOT NULL THEN
-        RAISE EXCEPTION 'no live memory % for user %', v_missing, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Memories of other users are invisible; deleted and consolidated '
-                    'memories cannot be flagged.';
-    END IF;
     SELECT r.id INTO v_id
     FROM pymem.reviews AS r
     WHERE r.user_id = flag_conflict.user_id AND r.cause = 'conflict' AND r.resolved_at IS NULL

@@ -236,7 +236,6 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_missing text;
     v_count integer;
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -244,16 +243,9 @@ BEGIN
         RETURN 0;
     END IF;
     v_count := pymem._reinforce(user_id, memory_ids, false);
+    -- fewer touched than given: name the missing ones (NULL ids touch nothing)
     IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN
-        SELECT string_agg(x::text, ', ') INTO v_missing
-        FROM unnest(memory_ids) AS x
-        WHERE NOT EXISTS (
-            SELECT FROM pymem.memories AS m
-            WHERE m.user_id = touch.user_id AND m.id = x AND m.deleted_at IS NULL
-        );
-        RAISE EXCEPTION 'no memory % for user %', v_missing, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Memories of other users are invisible; deleted memories cannot be touched.';
+        PERFORM pymem._check_live_memories(user_id, array_remove(memory_ids, NULL));
     END IF;
     RETURN v_count;
 END;

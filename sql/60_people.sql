@@ -58,29 +58,6 @@ BEGIN
 END;
 $$;
 
-CREATE OR REPLACE FUNCTION pymem._check_memory_ids(user_id text, memory_ids uuid[])
-RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
-AS $$
-DECLARE
-    v_missing uuid;
-BEGIN
-    SELECT i.id INTO v_missing
-    FROM unnest(memory_ids) AS i (id)
-    WHERE i.id IS NOT NULL AND NOT EXISTS (
-        SELECT FROM pymem.memories AS m
-        WHERE m.user_id = _check_memory_ids.user_id AND m.id = i.id AND m.deleted_at IS NULL
-    )
-    LIMIT 1;
-    IF v_missing IS NOT NULL THEN
-        RAISE EXCEPTION 'memory % is not a memory of user %', v_missing, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Link only the user''s own, not deleted, memories.';
-    END IF;
-END;
-$$;
-
 -- A contact named by its id, its name or an alias (no fuzzy match: that
 -- is resolve_contact's, and only the app decides on it). PM030 if none.
 CREATE OR REPLACE FUNCTION pymem._contact_id(user_id text, contact text)
@@ -255,7 +232,8 @@ BEGIN
     -- like every writer: a concurrent merge_contacts cannot remove the
     -- contact between its lookup here and the links written below
     PERFORM pymem._lock_user(user_id);
-    PERFORM pymem._check_memory_ids(user_id, memory_ids);
+    -- NULL ids link nothing
+    PERFORM pymem._check_live_memories(user_id, array_remove(memory_ids, NULL));
 
     v_id := pymem._contact_upsert(user_id, name);
     PERFORM pymem._contact_update(user_id, v_id, relationship, description, attributes, 'sync');

@@ -234,10 +234,7 @@ BEGIN
     IF coalesce(cardinality(names), 0) = 0 THEN
         RETURN;
     END IF;
-    IF memory_id IS NULL THEN
-        RAISE EXCEPTION 'memory_id must not be null' USING ERRCODE = 'PM011';
-    END IF;
-    PERFORM pymem._check_memory_ids(user_id, ARRAY[memory_id]);
+    PERFORM pymem._check_live_memories(user_id, ARRAY[memory_id]);
     PERFORM pymem._check_contact_name(n, 'name')
     FROM unnest(names) AS n
     WHERE char_length(n) > 200;

@@ -182,18 +182,8 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 2. Every source is a live memory of this user.
-    SELECT string_agg(x::text, ', ' ORDER BY x) INTO v_bad
-    FROM unnest(v_ids) AS x
-    WHERE NOT EXISTS (
-        SELECT FROM pymem.memories AS m
-        WHERE m.user_id = _consolidate.user_id AND m.id = x AND m.deleted_at IS NULL
-    );
-    IF v_bad IS NOT NULL THEN
-        RAISE EXCEPTION '%no memory % for user %', label, v_bad, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Sources must be live memories of this user.';
-    END IF;
+    -- 2. Every source is a live (not deleted) memory of this user.
+    PERFORM pymem._check_live_memories(user_id, v_ids, label => label);
 
     -- 3. None is consolidated already (an overlapping, different set).
     SELECT string_agg(format('%s (into %s)', m.id, m.consolidated_into), ', ' ORDER BY m.id)
@@ -358,15 +348,11 @@ DECLARE
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._lock_user(user_id);
+    -- a deleted record has no sources to restore
+    PERFORM pymem._check_live_memories(user_id, ARRAY[consolidated_id]);
     SELECT m.consolidated_into INTO v_into
     FROM pymem.memories AS m
-    WHERE m.user_id = unconsolidate.user_id AND m.id = consolidated_id AND m.deleted_at IS NULL;
-    IF NOT found THEN
-        RAISE EXCEPTION 'no memory % for user %', consolidated_id, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Memories of other users are invisible; a deleted record has no sources '
-                    'to restore.';
-    END IF;
+    WHERE m.user_id = unconsolidate.user_id AND m.id = consolidated_id;
     SELECT * INTO v_c
     FROM pymem.consolidations AS c
     WHERE c.user_id = unconsolidate.user_id AND c.id = consolidated_id AND c.undone_at IS NULL;

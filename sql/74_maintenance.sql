@@ -15,15 +15,10 @@ AS $$
 DECLARE
     v_into uuid;
 BEGIN
+    PERFORM pymem._check_live_memories(user_id, ARRAY[memory_id], label => label);
     SELECT m.consolidated_into INTO v_into
     FROM pymem.memories AS m
-    WHERE m.user_id = _maintenance_target.user_id AND m.id = _maintenance_target.memory_id
-        AND m.deleted_at IS NULL;
-    IF NOT found THEN
-        RAISE EXCEPTION '%no memory % for user %', label, memory_id, quote_literal(user_id)
-            USING ERRCODE = 'PM011',
-                HINT = 'Memories of other users are invisible; deleted memories cannot change.';
-    END IF;
+    WHERE m.user_id = _maintenance_target.user_id AND m.id = _maintenance_target.memory_id;
     IF writes AND v_into IS NOT NULL THEN
         RAISE EXCEPTION '%memory % is consolidated into %', label, memory_id, v_into
             USING ERRCODE = 'PM041',
