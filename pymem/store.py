@@ -801,11 +801,11 @@ class MemoryStore:
         user_id: str,
         content: str,
         embedding: Embedding,
-        kind: str = "fact",
+        kind: str | None = None,
         *,
-        importance: float = 0.5,
-        source: str = "stated",
-        pinned: bool = False,
+        importance: float | None = None,
+        source: str | None = None,
+        pinned: bool | None = None,
         metadata: Mapping[str, Any] | None = None,
         details: Mapping[str, Any] | None = None,
         topic: str | None = None,
@@ -817,7 +817,11 @@ class MemoryStore:
         on_related: str | None = None,
         contacts: Sequence[str] | None = None,
     ) -> UpsertResult:
-        """``pymem.upsert_memory``: insert, or recognise a duplicate or an update."""
+        """``pymem.upsert_memory``: insert, or recognise a duplicate or an update.
+
+        The options are the fields of ``pymem.memory_item`` (and of :class:`MemoryItem`),
+        by the same names; None is the store's default (kind ``fact``, importance 0.5,
+        source ``stated``, ...), which the server alone sets."""
         return _Call(
             "SELECT * FROM pymem.upsert_memory(%s, %s, %s, %s,"
             " importance => %s, source => %s, pinned => %s, metadata => %s,"
@@ -832,8 +836,8 @@ class MemoryStore:
                 importance,
                 source,
                 pinned,
-                _jsonb(dict(metadata or {})),
-                _jsonb(dict(details or {})),
+                None if metadata is None else _jsonb(dict(metadata)),
+                None if details is None else _jsonb(dict(details)),
                 topic,
                 canonical,
                 valid_until,

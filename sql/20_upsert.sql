@@ -591,52 +591,56 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._upsert_item(
     user_id text,
     item pymem.memory_item,
-    cfg pymem.settings,
-    OUT memory_id uuid,
-    OUT action text,
-    OUT similarity double precision,
-    OUT matched_id uuid,
-    OUT rule text
+    cfg pymem.settings
 )
+RETURNS pymem.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
     v_match record;
+    v_result pymem.write_result;
 BEGIN
     -- called from the API under the lock already; taken again (it nests) so
     -- that a direct call cannot skip it
     PERFORM pymem._lock_user(user_id);
     v_match := pymem._match(user_id, item, cfg);
-    memory_id := pymem._apply(
+    v_result.memory_id := pymem._apply(
         user_id, item, v_match.action, v_match.target_id, v_match.similarity, v_match.rule
     );
-    action := v_match.action;
-    similarity := v_match.similarity;
-    matched_id := v_match.matched_id;
-    rule := v_match.rule;
-    IF action = 'inserted' AND matched_id IS NOT NULL AND item.on_related = 'review' THEN
+    v_result.action := v_match.action;
+    v_result.similarity := v_match.similarity;
+    v_result.matched_id := v_match.matched_id;
+    v_result.rule := v_match.rule;
+    IF v_result.action = 'inserted' AND v_result.matched_id IS NOT NULL
+        AND item.on_related = 'review' THEN
         INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity)
-        VALUES (user_id, 'related', memory_id, matched_id, similarity)
+        VALUES (
+            user_id, 'related', v_result.memory_id, v_result.matched_id, v_result.similarity
+        )
         ON CONFLICT DO NOTHING;
     END IF;
     IF cardinality(item.contacts) > 0 THEN
-        PERFORM pymem._link_memory_contacts(user_id, memory_id, item.contacts);
+        PERFORM pymem._link_memory_contacts(user_id, v_result.memory_id, item.contacts);
     END IF;
+    RETURN v_result;
 END;
 $$;
 
+-- One item. Its options are the fields of pymem.memory_item, by the same
+-- names; NULL (the default of each) is the store's default, which
+-- _prepare_item alone knows (kind fact, importance 0.5, source stated, ...).
 CREATE OR REPLACE FUNCTION pymem.upsert_memory(
     user_id text,
     content text,
     embedding vector,
-    kind text DEFAULT 'fact',
-    importance double precision DEFAULT 0.5,
-    source text DEFAULT 'stated',
-    pinned boolean DEFAULT FALSE,
-    metadata jsonb DEFAULT '{}',
-    details jsonb DEFAULT '{}',
+    kind text DEFAULT NULL,
+    importance double precision DEFAULT NULL,
+    source text DEFAULT NULL,
+    pinned boolean DEFAULT NULL,
+    metadata jsonb DEFAULT NULL,
+    details jsonb DEFAULT NULL,
     topic text DEFAULT NULL,
     canonical text DEFAULT NULL,
     valid_until timestamptz DEFAULT NULL,
@@ -655,15 +659,31 @@ AS $$
 DECLARE
     v_cfg pymem.settings := pymem._settings();
     v_item pymem.memory_item;
+    v_result pymem.write_result;
 BEGIN
     PERFORM pymem._check_user(user_id);
-    v_item := pymem._prepare_item(ROW(
-        content, embedding, kind, importance, source, pinned, metadata, details, topic,
-        canonical, valid_until, decay_rate, contacts, dedup_threshold, supersede_threshold,
-        on_related
-    )::pymem.memory_item, v_cfg);
+    v_item.content := content;
+    v_item.embedding := embedding;
+    v_item.kind := kind;
+    v_item.importance := importance;
+    v_item.source := source;
+    v_item.pinned := pinned;
+    v_item.metadata := metadata;
+    v_item.details := details;
+    v_item.topic := topic;
+    v_item.canonical := canonical;
+    v_item.valid_until := valid_until;
+    v_item.decay_rate := decay_rate;
+    v_item.contacts := contacts;
+    v_item.dedup_threshold := dedup_threshold;
+    v_item.supersede_threshold := supersede_threshold;
+    v_item.on_related := on_related;
+    v_item := pymem._prepare_item(v_item, v_cfg);
     PERFORM pymem._lock_user(user_id);
-    RETURN QUERY SELECT * FROM pymem._upsert_item(user_id, v_item, v_cfg);
+    v_result := pymem._upsert_item(user_id, v_item, v_cfg);
+    RETURN QUERY SELECT
+        v_result.memory_id, v_result.action, v_result.similarity, v_result.matched_id,
+        v_result.rule;
 END;
 $$;
 
@@ -679,14 +699,7 @@ CREATE OR REPLACE FUNCTION pymem._upsert_items(
     supersede_threshold double precision,
     on_related text
 )
-RETURNS TABLE (
-    ordinal integer,
-    memory_id uuid,
-    action text,
-    similarity double precision,
-    matched_id uuid,
-    rule text
-)
+RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
@@ -695,7 +708,7 @@ DECLARE
     v_cfg pymem.settings := pymem._settings();
     v_item pymem.memory_item;
     v_ordinal integer := 0;
-    v_result record;
+    v_result pymem.write_result;
 BEGIN
     PERFORM pymem._check_user(user_id);
     FOR v_ordinal IN 1..coalesce(cardinality(items), 0) LOOP
@@ -708,13 +721,8 @@ BEGIN
     PERFORM pymem._lock_user(user_id);
     FOR v_ordinal IN 1..coalesce(cardinality(items), 0) LOOP
         v_result := pymem._upsert_item(user_id, items[v_ordinal], v_cfg);
-        ordinal := v_ordinal;
-        memory_id := v_result.memory_id;
-        action := v_result.action;
-        similarity := v_result.similarity;
-        matched_id := v_result.matched_id;
-        rule := v_result.rule;
-        RETURN NEXT;
+        v_result.ordinal := v_ordinal;
+        RETURN NEXT v_result;
     END LOOP;
 END;
 $$;
@@ -728,14 +736,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     supersede_threshold double precision DEFAULT NULL,
     on_related text DEFAULT NULL
 )
-RETURNS TABLE (
-    ordinal integer,
-    memory_id uuid,
-    action text,
-    similarity double precision,
-    matched_id uuid,
-    rule text
-)
+RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
@@ -762,14 +763,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memory_arrays(
     supersede_threshold double precision DEFAULT NULL,
     on_related text DEFAULT NULL
 )
-RETURNS TABLE (
-    ordinal integer,
-    memory_id uuid,
-    action text,
-    similarity double precision,
-    matched_id uuid,
-    rule text
-)
+RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
@@ -827,14 +821,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     supersede_threshold double precision DEFAULT NULL,
     on_related text DEFAULT NULL
 )
-RETURNS TABLE (
-    ordinal integer,
-    memory_id uuid,
-    action text,
-    similarity double precision,
-    matched_id uuid,
-    rule text
-)
+RETURNS SETOF pymem.write_result
 LANGUAGE sql
 SET search_path = pg_catalog, pymem, public
 AS $$

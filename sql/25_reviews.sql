@@ -52,6 +52,7 @@ AS $$
 DECLARE
     v_review pymem.reviews;
     v_newer pymem.memories;
+    v_item pymem.memory_item;
     v_survivor uuid;
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -97,12 +98,20 @@ BEGIN
             PERFORM pymem._set_change_reason(format(
                 'review: superseded by %s', v_review.memory_id
             ));
-            PERFORM pymem._supersede(user_id, v_review.matched_id, ROW(
-                v_newer.content, v_newer.embedding, v_newer.kind, v_newer.importance,
-                v_newer.source, v_newer.pinned, v_newer.metadata, v_newer.details,
-                v_newer.topic, v_newer.canonical, v_newer.valid_until, v_newer.decay_rate,
-                NULL, NULL, NULL, NULL
-            )::pymem.memory_item);
+            -- the newer memory as the item that supersedes, field by field
+            v_item.content := v_newer.content;
+            v_item.embedding := v_newer.embedding;
+            v_item.kind := v_newer.kind;
+            v_item.importance := v_newer.importance;
+            v_item.source := v_newer.source;
+            v_item.pinned := v_newer.pinned;
+            v_item.metadata := v_newer.metadata;
+            v_item.details := v_newer.details;
+            v_item.topic := v_newer.topic;
+            v_item.canonical := v_newer.canonical;
+            v_item.valid_until := v_newer.valid_until;
+            v_item.decay_rate := v_newer.decay_rate;
+            PERFORM pymem._supersede(user_id, v_review.matched_id, v_item);
         ELSE
             PERFORM pymem._set_change_reason(format(
                 'review: duplicate %s merged', v_review.memory_id

@@ -28,14 +28,7 @@ CREATE OR REPLACE FUNCTION pymem.import_memories(
     embeddings vector[],
     options jsonb DEFAULT NULL
 )
-RETURNS TABLE (
-    ordinal integer,
-    memory_id uuid,
-    action text,
-    similarity double precision,
-    matched_id uuid,
-    rule text
-)
+RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$

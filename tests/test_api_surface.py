@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from pymem import MemoryItem, MemoryStore, errors
 from pymem.errors import SchemaMismatch
+from pymem.store import BatchResult, UpsertResult
 from tests.conftest import unit
 
 # Python method names that differ from their SQL function's name.
@@ -57,6 +59,69 @@ def test_memory_item_mirrors_the_sql_item_type(conn):
         "SELECT proargnames FROM pg_proc WHERE oid = 'pymem.upsert_memory'::regproc"
     ).fetchone()
     assert set(attributes) <= set(args)
+
+
+def _attributes(conn, type_name: str) -> list[str]:
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass"
+            " AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            (type_name,),
+        )
+    ]
+
+
+def test_the_write_results_mirror_the_sql_result_type(conn):
+    """One result type for every write: pymem.write_result; upsert_memory returns its
+    columns but the ordinal. The Python results follow, field by field."""
+    columns = _attributes(conn, "pymem.write_result")
+    assert [f.name for f in dataclasses.fields(BatchResult)] == columns
+    (out,) = conn.execute(
+        "SELECT array_agg(n ORDER BY o) FROM pg_proc AS p,"
+        " unnest(p.proargnames, p.proargmodes) WITH ORDINALITY AS a (n, m, o)"
+        " WHERE p.oid = 'pymem.upsert_memory'::regproc AND a.m = 't'"
+    ).fetchone()
+    assert [f.name for f in dataclasses.fields(UpsertResult)] == out == columns[1:]
+    batch_functions = conn.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc AS p"
+        " WHERE p.pronamespace = 'pymem'::regnamespace AND p.proname NOT LIKE '\\_%%'"
+        " AND p.prorettype = 'pymem.write_result'::regtype"
+    ).fetchall()
+    names = {f.split("(")[0] for (f,) in batch_functions}
+    assert names == {
+        "pymem.upsert_memories",
+        "pymem.upsert_memory_arrays",
+        "pymem.import_memories",
+    }
+
+
+def test_upsert_takes_the_item_fields_by_name_with_the_servers_defaults(conn):
+    """store.upsert's options are pymem.memory_item's fields, in upsert_memory's order;
+    every default is None in Python and NULL in SQL: the store's defaults live in one place
+    (pymem._prepare_item), never copied into a signature."""
+    item = _attributes(conn, "pymem.memory_item")
+    ((names, defaults, n_defaults),) = conn.execute(
+        "SELECT p.proargnames[1:p.pronargs], pg_get_expr(p.proargdefaults, 0), p.pronargdefaults"
+        " FROM pg_proc AS p WHERE p.oid = 'pymem.upsert_memory'::regproc"
+    ).fetchall()
+    assert names[0] == "user_id" and set(names[1:]) == set(item)
+    assert n_defaults == len(names) - 3  # user_id, content, embedding are required
+    assert defaults == ", ".join(["NULL::text", "NULL::double precision", "NULL::text",
+                                  "NULL::boolean", "NULL::jsonb", "NULL::jsonb", "NULL::text",
+                                  "NULL::text", "NULL::timestamp with time zone",
+                                  "NULL::double precision", "NULL::double precision",
+                                  "NULL::double precision", "NULL::text",
+                                  "NULL::text[]"])  # fmt: skip
+    parameters = list(inspect.signature(MemoryStore.upsert).parameters.values())[1:]
+    assert [p.name for p in parameters] == names
+    for p in parameters[3:]:
+        assert p.default is None, f"upsert's {p.name} defaults to {p.default!r}, not the store's"
+    assert all(
+        f.default is None
+        for f in dataclasses.fields(MemoryItem)
+        if f.name not in ("content", "embedding", "extra")
+    )
 
 
 def test_api_works_with_an_empty_search_path(conn):
