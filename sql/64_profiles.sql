@@ -172,14 +172,16 @@ $$;
 -- replaces the old one and the attributes merge as in sync_contact (keys
 -- only grow; replaced values go to contact_history). The person's
 -- fragments (pymem._contact_fragments: linked live memories about this
--- person alone, not pinned) are consolidated into one memory of kind
--- 'profile' holding the card's header text, its embedding the normalized
--- mean of the embeddings of every memory it consolidates, its details the
--- union of theirs (keys only grow). The fragments keep existing with
--- consolidated_into set and importance 0.05. A later call reuses the same
--- profile memory (its previous text goes to memory_versions) and absorbs
--- only the fragments linked since: nothing is consolidated twice. The
--- contact records the profile memory (contacts.consolidated_into) and its
+-- person alone, not pinned) are consolidated by the consolidation engine
+-- (pymem._consolidate, sql/72_consolidate.sql: its guards, details that
+-- only grow, contact links moved, a pymem.consolidations row that
+-- unconsolidate reverses) into one memory of kind 'profile' holding the
+-- card's header text, its embedding the normalized mean of the embeddings
+-- of every memory it consolidates, its importance at least 0.5 and its
+-- contact in metadata.contact_id. A later call reuses the same profile
+-- memory (its previous text goes to memory_versions) and absorbs only the
+-- fragments linked since: nothing is consolidated twice. The contact
+-- records the profile memory (contacts.consolidated_into) and its
 -- contact_profile_due announcement is cleared. Returns the profile
 -- memory's id, or NULL when the person never had fragments.
 CREATE OR REPLACE FUNCTION pymem.consolidate_contact(
@@ -190,10 +192,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
 DECLARE
+    v_cfg pymem.settings := pymem._settings();
     v_id uuid;
     v_fragments uuid[];
     v_profile uuid;
-    v_existed boolean;
     v_text text;
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -209,54 +211,37 @@ BEGIN
     WHERE
         c.user_id = consolidate_contact.user_id AND c.id = v_id
         AND m.consolidated_into IS NULL AND m.deleted_at IS NULL;
-    v_existed := v_profile IS NOT NULL;
     v_text := pymem._truncate_graphemes(
-        array_to_string(pymem._contact_header(user_id, v_id), E'\n'),
-        (SELECT s.max_content_chars FROM pymem.settings AS s)
+        array_to_string(pymem._contact_header(user_id, v_id), E'\n'), v_cfg.max_content_chars
     );
 
-    IF NOT v_existed AND cardinality(v_fragments) > 0 THEN
-        INSERT INTO pymem.memories AS p
-            (user_id, kind, content, embedding, importance, source, details, metadata)
-        SELECT
-            consolidate_contact.user_id, 'profile', v_text, l2_normalize(avg(m.embedding)),
-            greatest(0.5, max(m.importance)), 'inferred',
+    IF cardinality(v_fragments) > 0 THEN
+        SELECT c.memory_id INTO v_profile
+        FROM pymem._consolidate(
+            user_id, v_fragments, v_text,
             (
-                SELECT coalesce(jsonb_object_agg(e.key, e.value ORDER BY d.created_at, d.id), '{}')
-                FROM pymem.memories AS d
-                CROSS JOIN LATERAL jsonb_each(d.details) AS e
-                WHERE d.user_id = consolidate_contact.user_id AND d.id = ANY(v_fragments)
+                SELECT l2_normalize(avg(m.embedding))
+                FROM pymem.memories AS m
+                WHERE
+                    m.user_id = consolidate_contact.user_id
+                    AND (m.id = ANY(v_fragments) OR m.consolidated_into = v_profile)
             ),
-            jsonb_build_object('contact_id', v_id)
-        FROM pymem.memories AS m
-        WHERE m.user_id = consolidate_contact.user_id AND m.id = ANY(v_fragments)
-        RETURNING p.id INTO v_profile;
+            '{}', v_cfg,
+            record_id => v_profile, kind => 'profile', reason => 'consolidate_contact',
+            min_sources => 1
+        ) AS c;
+        UPDATE pymem.memories AS m
+        SET importance = greatest(m.importance, 0.5),
+            metadata = m.metadata || jsonb_build_object('contact_id', v_id)
+        WHERE m.user_id = consolidate_contact.user_id AND m.id = v_profile;
+    ELSIF v_profile IS NOT NULL THEN
+        PERFORM pymem._set_change_reason('consolidate_contact');
+        UPDATE pymem.memories AS m SET content = v_text
+        WHERE m.user_id = consolidate_contact.user_id AND m.id = v_profile;
+        PERFORM pymem._set_change_reason(NULL);
     END IF;
 
     IF v_profile IS NOT NULL THEN
-        PERFORM pymem._set_change_reason('consolidate_contact');
-        UPDATE pymem.memories AS m SET consolidated_into = v_profile, importance = 0.05
-        WHERE m.user_id = consolidate_contact.user_id AND m.id = ANY(v_fragments);
-        IF v_existed THEN
-            UPDATE pymem.memories AS p
-            SET content = v_text,
-                embedding = CASE
-                    WHEN cardinality(v_fragments) = 0 THEN p.embedding
-                    ELSE (
-                        SELECT l2_normalize(avg(f.embedding))
-                        FROM pymem.memories AS f
-                        WHERE f.user_id = p.user_id AND f.consolidated_into = p.id
-                    )
-                END,
-                details = p.details || (
-                    SELECT coalesce(jsonb_object_agg(e.key, e.value ORDER BY d.created_at, d.id), '{}')
-                    FROM pymem.memories AS d
-                    CROSS JOIN LATERAL jsonb_each(d.details) AS e
-                    WHERE d.user_id = consolidate_contact.user_id AND d.id = ANY(v_fragments)
-                )
-            WHERE p.user_id = consolidate_contact.user_id AND p.id = v_profile;
-        END IF;
-        PERFORM pymem._set_change_reason(NULL);
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
         VALUES (consolidate_contact.user_id, v_id, v_profile, 'sync')
         ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING;

@@ -115,8 +115,17 @@ BEGIN
 END;
 $$;
 
--- The consolidation itself, already under the user's lock. label prefixes
--- error messages ("op 3: ...") so a maintenance plan names the op.
+-- The consolidation itself, already under the user's lock: consolidate, a
+-- plan's merge ops and consolidate_contact. label prefixes error messages
+-- ("op 3: ...") so a maintenance plan names the op. With record_id, that
+-- record (a live memory, not consolidated) absorbs the sources instead of a
+-- new one: it counts as one more source for the details and what the
+-- record inherits, keeps its id, and its pymem.consolidations row grows (a
+-- person's profile memory as fragments come). kind: the record's kind
+-- (default: its own, or the kind most sources share). reason: the history
+-- reason of the changes (default 'consolidated into <record>').
+-- min_sources: one source is a rewrite (an update op), except for a
+-- profile, which may start from one fragment.
 CREATE OR REPLACE FUNCTION pymem._consolidate(
     user_id text,
     source_ids uuid[],
@@ -125,6 +134,10 @@ CREATE OR REPLACE FUNCTION pymem._consolidate(
     details jsonb,
     cfg pymem.settings,
     label text DEFAULT '',
+    record_id uuid DEFAULT NULL,
+    kind text DEFAULT NULL,
+    reason text DEFAULT NULL,
+    min_sources integer DEFAULT 2,
     OUT memory_id uuid,
     OUT action text
 )
@@ -134,6 +147,8 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_ids uuid[];
+    -- the sources and the record that absorbs them, if any
+    v_members uuid[];
     v_bad text;
     v_details jsonb := '{}';
     v_metadata jsonb := '{}';
@@ -154,12 +169,17 @@ BEGIN
             USING ERRCODE = 'PM040';
     END IF;
     v_ids := array(SELECT DISTINCT x FROM unnest(source_ids) AS x ORDER BY x);
-    IF cardinality(v_ids) < 2 THEN
-        RAISE EXCEPTION '%a consolidation needs at least 2 distinct sources, got %',
-            label, cardinality(v_ids)
+    IF cardinality(v_ids) < min_sources THEN
+        RAISE EXCEPTION '%a consolidation needs at least % distinct sources, got %',
+            label, min_sources, cardinality(v_ids)
             USING ERRCODE = 'PM040',
                 HINT = 'To rewrite one memory, use an update op of apply_maintenance.';
     END IF;
+    IF record_id = ANY(v_ids) THEN
+        RAISE EXCEPTION '%memory % cannot absorb itself', label, record_id
+            USING ERRCODE = 'PM040';
+    END IF;
+    v_members := v_ids || array_remove(ARRAY[record_id], NULL);
     PERFORM pymem._check_content(content, cfg.max_content_chars, label || 'content');
     PERFORM pymem._check_embedding(embedding, cfg.embedding_dimensions, label || 'embedding');
     IF jsonb_typeof(details) IS DISTINCT FROM 'object' THEN
@@ -174,22 +194,24 @@ BEGIN
     END IF;
 
     -- 1. The same source set again: its record, never a second copy.
-    SELECT c.id INTO memory_id
-    FROM pymem.consolidations AS c
-    WHERE c.user_id = _consolidate.user_id AND c.source_ids = v_ids AND c.undone_at IS NULL;
-    IF found THEN
-        action := 'existing';
-        RETURN;
+    IF record_id IS NULL THEN
+        SELECT c.id INTO memory_id
+        FROM pymem.consolidations AS c
+        WHERE c.user_id = _consolidate.user_id AND c.source_ids = v_ids AND c.undone_at IS NULL;
+        IF found THEN
+            action := 'existing';
+            RETURN;
+        END IF;
     END IF;
 
-    -- 2. Every source is a live (not deleted) memory of this user.
-    PERFORM pymem._check_live_memories(user_id, v_ids, label => label);
+    -- 2. Every source (and the record) is a live (not deleted) memory of this user.
+    PERFORM pymem._check_live_memories(user_id, v_members, label => label);
 
     -- 3. None is consolidated already (an overlapping, different set).
     SELECT string_agg(format('%s (into %s)', m.id, m.consolidated_into), ', ' ORDER BY m.id)
     INTO v_bad
     FROM pymem.memories AS m
-    WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids)
+    WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_members)
         AND m.consolidated_into IS NOT NULL;
     IF v_bad IS NOT NULL THEN
         RAISE EXCEPTION '%already consolidated: %', label, v_bad
@@ -203,7 +225,7 @@ BEGIN
     FOR v_src IN
         SELECT m.details, m.metadata
         FROM pymem.memories AS m
-        WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids)
+        WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_members)
         ORDER BY m.created_at, m.id
     LOOP
         v_details := pymem._details_merge(v_details, v_src.details, true);
@@ -213,7 +235,7 @@ BEGIN
     FOR v_src IN
         SELECT m.id, m.details
         FROM pymem.memories AS m
-        WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids)
+        WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_members)
         ORDER BY m.created_at, m.id
     LOOP
         v_dropped := pymem._details_dropped(v_src.details, v_details);
@@ -227,7 +249,8 @@ BEGIN
     END LOOP;
 
     -- 5. The record inherits the strongest source, the highest importance,
-    -- pinning, and the kind and topic most sources share.
+    -- pinning, and the kind and topic most sources share (a record that
+    -- absorbs keeps its own).
     SELECT
         max(m.importance) AS importance,
         CASE
@@ -238,16 +261,18 @@ BEGIN
         bool_or(m.pinned) AS pinned,
         CASE WHEN bool_and(m.valid_until IS NOT NULL) THEN max(m.valid_until) END AS valid_until,
         sum(m.mention_count)::integer AS mentions,
-        jsonb_object_agg(m.id::text, m.importance) AS previous
+        jsonb_object_agg(m.id::text, m.importance) FILTER (WHERE m.id = ANY(v_ids)) AS previous,
+        max(m.kind) FILTER (WHERE m.id = _consolidate.record_id) AS record_kind
     INTO v_agg
     FROM pymem.memories AS m
-    WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids);
+    WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_members);
     SELECT m.kind INTO v_kind
     FROM pymem.memories AS m
     WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids)
     GROUP BY m.kind
     ORDER BY count(*) DESC, max(m.importance) DESC, m.kind
     LIMIT 1;
+    v_kind := coalesce(_consolidate.kind, v_agg.record_kind, v_kind);
     SELECT m.topic INTO v_topic
     FROM pymem.memories AS m
     WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_ids) AND m.topic IS NOT NULL
@@ -255,19 +280,38 @@ BEGIN
     ORDER BY count(*) DESC, m.topic
     LIMIT 1;
 
-    -- the record is not a new fragment of its topic: no consolidation_due
-    PERFORM set_config('pymem.consolidating', 'on', true);
-    INSERT INTO pymem.memories AS m (
-        user_id, kind, content, topic, embedding, importance, source, pinned,
-        details, metadata, valid_until, mention_count
-    ) VALUES (
-        user_id, v_kind, content, v_topic, embedding, v_agg.importance, v_agg.source,
-        v_agg.pinned, v_details, v_metadata, v_agg.valid_until, v_agg.mentions
-    )
-    RETURNING m.id INTO memory_id;
-    PERFORM set_config('pymem.consolidating', '', true);
+    IF record_id IS NULL THEN
+        -- the record is not a new fragment of its topic: no consolidation_due
+        PERFORM set_config('pymem.consolidating', 'on', true);
+        INSERT INTO pymem.memories AS m (
+            user_id, kind, content, topic, embedding, importance, source, pinned,
+            details, metadata, valid_until, mention_count
+        ) VALUES (
+            user_id, v_kind, content, v_topic, embedding, v_agg.importance, v_agg.source,
+            v_agg.pinned, v_details, v_metadata, v_agg.valid_until, v_agg.mentions
+        )
+        RETURNING m.id INTO memory_id;
+        PERFORM set_config('pymem.consolidating', '', true);
+    ELSE
+        memory_id := record_id;
+        PERFORM pymem._set_change_reason(
+            coalesce(reason, format('consolidated %s more', cardinality(v_ids)))
+        );
+        UPDATE pymem.memories AS m
+        SET kind = v_kind,
+            content = _consolidate.content,
+            embedding = _consolidate.embedding,
+            details = v_details,
+            importance = v_agg.importance,
+            source = v_agg.source,
+            pinned = v_agg.pinned,
+            valid_until = v_agg.valid_until,
+            mention_count = v_agg.mentions,
+            metadata = v_metadata
+        WHERE m.user_id = _consolidate.user_id AND m.id = _consolidate.memory_id;
+    END IF;
 
-    PERFORM pymem._set_change_reason(format('consolidated into %s', memory_id));
+    PERFORM pymem._set_change_reason(coalesce(reason, format('consolidated into %s', memory_id)));
     UPDATE pymem.memories AS m
     SET consolidated_into = _consolidate.memory_id,
         importance = 0.05
@@ -293,9 +337,48 @@ BEGIN
         WHERE l.user_id = _consolidate.user_id AND l.memory_id = ANY(v_ids);
     END IF;
 
-    INSERT INTO pymem.consolidations AS c (
-        user_id, id, source_ids, previous_importance, moved_links
-    ) VALUES (user_id, memory_id, v_ids, v_agg.previous, v_links);
+    -- 7. What unconsolidate reverses.
+    IF record_id IS NULL THEN
+        INSERT INTO pymem.consolidations AS c (
+            user_id, id, source_ids, previous_importance, moved_links
+        ) VALUES (user_id, memory_id, v_ids, v_agg.previous, v_links);
+    ELSE
+        UPDATE pymem.consolidations AS c
+        SET source_ids = array(SELECT DISTINCT x FROM unnest(c.source_ids || v_ids) AS x ORDER BY x),
+            previous_importance = c.previous_importance || v_agg.previous,
+            moved_links = c.moved_links || v_links
+        WHERE c.user_id = _consolidate.user_id AND c.id = _consolidate.memory_id
+            AND c.undone_at IS NULL;
+        IF NOT found THEN
+            -- a record without its row (a profile consolidate_contact wrote
+            -- before it recorded them): the row covers every memory
+            -- consolidated into it, with the importance its history kept
+            INSERT INTO pymem.consolidations AS c (
+                user_id, id, source_ids, previous_importance, moved_links
+            )
+            SELECT
+                _consolidate.user_id,
+                _consolidate.memory_id,
+                array_agg(m.id ORDER BY m.id),
+                coalesce(
+                    jsonb_object_agg(m.id::text, h.importance)
+                    FILTER (WHERE h.importance IS NOT NULL AND m.id <> ALL(v_ids)),
+                    '{}'
+                ) || v_agg.previous,
+                v_links
+            FROM pymem.memories AS m
+            LEFT JOIN LATERAL (
+                SELECT (v.previous ->> 'importance')::double precision AS importance
+                FROM pymem.memory_versions AS v
+                WHERE v.user_id = m.user_id AND v.memory_id = m.id
+                    AND v.previous ->> 'consolidated_into' IS NULL
+                ORDER BY v.version DESC
+                LIMIT 1
+            ) AS h ON true
+            WHERE m.user_id = _consolidate.user_id
+                AND m.consolidated_into = _consolidate.memory_id;
+        END IF;
+    END IF;
 
     -- the topics of the sources may be announced again once they refill
     DELETE FROM pymem.consolidation_announcements AS a
@@ -414,6 +497,10 @@ BEGIN
         ON CONFLICT DO NOTHING;
         DELETE FROM pymem.contact_links AS l
         WHERE l.user_id = unconsolidate.user_id AND l.memory_id = consolidated_id;
+        -- a person whose profile memory this was has none now
+        -- (consolidate_contact makes a new one)
+        UPDATE pymem.contacts AS k SET consolidated_into = NULL, updated_at = now()
+        WHERE k.user_id = unconsolidate.user_id AND k.consolidated_into = consolidated_id;
     END IF;
 
     PERFORM pymem._set_change_reason('unconsolidated');

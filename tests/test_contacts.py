@@ -14,11 +14,13 @@ import pytest
 from pymem import MemoryStore
 from pymem.cli import main
 from pymem.errors import (
+    ConsolidationMembership,
     ContactNotFound,
     InvalidContactMerge,
     InvalidContactName,
     InvalidParameter,
     MemoryNotFound,
+    NotConsolidated,
 )
 from tests.conftest import unit
 from tests.test_upsert_concurrency import THREADS, run_together
@@ -563,6 +565,92 @@ def test_consolidate_makes_one_profile_memory_and_never_twice(store, conn):
     with pytest.raises(psycopg.Error) as exc, conn.transaction():
         conn.execute("SELECT pymem.consolidate_contact('alice', 'Lea', attributes => '3')")
     assert exc.value.sqlstate == "PM032"
+
+
+def test_a_profile_is_a_consolidation_that_unconsolidate_reverses(store, conn):
+    ids = remember(store, ["Lea lived in Bergen", "Lea lives in Oslo", "Lea is a pilot"])
+    for memory_id, city in zip(ids[:2], ["Bergen", "Oslo"], strict=True):
+        conn.execute(
+            "UPDATE pymem.memories SET details = %s WHERE id = %s",
+            (json.dumps({"city": city}), memory_id),
+        )
+    conn.execute(
+        "UPDATE pymem.memories SET importance = 0.3, created_at = created_at - interval '1 day'"
+        " WHERE id = %s",
+        (ids[2],),
+    )
+    conn.execute(  # Bergen before Oslo
+        "UPDATE pymem.memories SET created_at = created_at - interval '2 days' WHERE id = %s",
+        (ids[0],),
+    )
+    for memory_id in ids[:2]:
+        link(conn, memory_id, ["Lea"])
+    profile = store.consolidate_contact("alice", "Lea", "A pilot.")
+    # details only grow, as in consolidate: the older city is kept as an alternative
+    details = conn.execute("SELECT details FROM pymem.memories WHERE id = %s", (profile,))
+    assert details.fetchone()[0] == {"city": "Oslo", "alternatives": {"city": ["Bergen"]}}
+    link(conn, ids[2], ["Lea"])
+    assert store.consolidate_contact("alice", "Lea", "A pilot in Oslo.") == profile
+    recorded = conn.execute(
+        "SELECT source_ids, previous_importance FROM pymem.consolidations WHERE id = %s",
+        (profile,),
+    ).fetchone()
+    assert recorded == (sorted(ids), {str(ids[0]): 0.5, str(ids[1]): 0.5, str(ids[2]): 0.3})
+
+    # a fragment's membership is undone with its consolidation, which now exists
+    with pytest.raises(ConsolidationMembership), conn.transaction():
+        store.undo("alice", ids[0])
+    assert store.unconsolidate("alice", profile) == 3
+    rows = conn.execute(
+        "SELECT id, consolidated_into, importance FROM pymem.memories WHERE id = ANY(%s)"
+        " ORDER BY id",
+        (ids,),
+    ).fetchall()
+    assert rows == sorted([(ids[0], None, 0.5), (ids[1], None, 0.5), (ids[2], None, 0.3)])
+    assert {m.memory_id: m.found_by for m in store.contact_memories("alice", "Lea")} == {
+        i: "link" for i in ids
+    }
+    gone = conn.execute(
+        "SELECT m.deleted_at IS NOT NULL, c.consolidated_into FROM pymem.memories AS m,"
+        " pymem.contacts AS c WHERE m.id = %s AND c.name = 'Lea'",
+        (profile,),
+    )
+    assert gone.fetchone() == (True, None)  # the person has no profile now
+    again = store.consolidate_contact("alice", "Lea")
+    assert again is not None and again != profile
+    assert store.unconsolidate("alice", again) == 3
+
+
+def test_a_profile_written_before_it_was_recorded_is_recorded_when_it_grows(store, conn):
+    ids = remember(store, ["Kai plays chess", "Kai lives in Riga"])
+    for memory_id in ids:
+        link(conn, memory_id, ["Kai"])
+    conn.execute("UPDATE pymem.memories SET importance = 0.7 WHERE id = %s", (ids[0],))
+    profile = store.consolidate_contact("alice", "Kai", "A chess player.")
+    # as consolidate_contact left a profile before it recorded one: no row, and
+    # the fragments still linked
+    conn.execute("DELETE FROM pymem.consolidations WHERE id = %s", (profile,))
+    for memory_id in ids:
+        link(conn, memory_id, ["Kai"])
+    with pytest.raises(NotConsolidated), conn.transaction():
+        store.unconsolidate("alice", profile)
+
+    (new,) = remember(store, ["Kai moved to Tallinn"], start=5)
+    link(conn, new, ["Kai"])
+    assert store.consolidate_contact("alice", "Kai", "A chess player in Tallinn.") == profile
+    recorded = conn.execute(
+        "SELECT source_ids, previous_importance FROM pymem.consolidations WHERE id = %s",
+        (profile,),
+    ).fetchone()
+    # the earlier fragments with the importance their history kept
+    assert recorded == (sorted([*ids, new]), {str(ids[0]): 0.7, str(ids[1]): 0.5, str(new): 0.5})
+    assert store.unconsolidate("alice", profile) == 3
+    restored = conn.execute(
+        "SELECT importance FROM pymem.memories WHERE id = ANY(%s) AND consolidated_into IS NULL"
+        " ORDER BY importance DESC",
+        ([*ids, new],),
+    )
+    assert restored.fetchall() == [(0.7,), (0.5,), (0.5,)]
 
 
 def test_profile_due_is_announced_once(fresh_dsn):
