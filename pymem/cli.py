@@ -301,15 +301,8 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         if not groups:
             print("no candidate groups")
             return 0
-        contents = {}
-        with store._connection() as conn:
-            ids = [str(i) for g in groups for i in g.member_ids]
-            for mid, content in conn.execute(
-                "SELECT id, content FROM pymem.memories"
-                " WHERE user_id = %s AND id = ANY(%s::uuid[])",
-                (args.user, ids),
-            ):
-                contents[mid] = content
+        ids = [i for g in groups for i in g.member_ids]
+        contents = {m.memory_id: m.content for m in store.get_memories(args.user, ids)}
         for g in groups:
             sim = "" if g.mean_similarity is None else f", mean similarity {g.mean_similarity:.3f}"
             topic = "" if g.topic is None else f", topic {g.topic}"

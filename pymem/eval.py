@@ -426,21 +426,14 @@ def _collect(
 ) -> None:
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
     of_store = {v: k for k, v in as_store.items()}
-    with store._connection() as conn:
-        for user, rid, content in conn.execute(
-            "SELECT user_id, id, content FROM pymem.memories"
-            " WHERE deleted_at IS NULL AND consolidated_into IS NULL AND user_id = ANY(%s)"
-            " ORDER BY created_at, id",
-            (sorted(of_store),),
-        ):
-            user = of_store[user]
-            run.rows.append((user, str(rid), fact_by_text[(user, content)]))
-        for user, a, b in conn.execute(
-            "SELECT user_id, memory_id, matched_id FROM pymem.reviews"
-            " WHERE resolved_at IS NULL AND memory_id IS NOT NULL AND user_id = ANY(%s)",
-            (sorted(of_store),),
-        ):
-            run.reviewed_pairs.add((of_store[user], frozenset((str(a), str(b)))))
+    for user in sorted(of_store):
+        name = of_store[user]
+        for memory in store.get_memories(user):
+            run.rows.append((name, str(memory.memory_id), fact_by_text[(name, memory.content)]))
+        for review in store.pending_reviews(user):
+            if review.memory_id is not None:
+                pair = frozenset((str(review.memory_id), str(review.matched_id)))
+                run.reviewed_pairs.add((name, pair))
     for q in data.questions:
         hits = store.recall(as_store[q.user], qvectors[q.id], k=K, query_text=q.text)
         run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]

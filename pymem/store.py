@@ -114,6 +114,40 @@ class Review:
 
 
 @dataclass(frozen=True)
+class StoredMemory:
+    """A row of ``pymem.get_memories``: a live memory as it is."""
+
+    memory_id: UUID
+    kind: str
+    content: str
+    topic: str | None
+    importance: float
+    source: str
+    pinned: bool
+    tier: str
+    mention_count: int
+    details: dict[str, Any]
+    metadata: dict[str, Any]
+    valid_until: datetime | None
+    last_access_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    version: int
+
+
+@dataclass(frozen=True)
+class MemoryVersion:
+    """A row of ``pymem.memory_history``: an earlier content of the memory ``id`` and why it
+    went."""
+
+    id: UUID
+    version: int
+    content: str
+    reason: str
+    changed_at: datetime
+
+
+@dataclass(frozen=True)
 class RecallHit:
     memory_id: UUID
     content: str
@@ -1000,6 +1034,32 @@ class MemoryStore:
         return _Call(
             "SELECT pymem.check_contents(%s::text[], %s::text[])",
             (_texts(contents, "contents"), _texts(labels, "labels")),
+        )
+
+    @_sql
+    def get_memories(
+        self, user_id: str, memory_ids: Sequence[UUID | str] | None = None
+    ) -> list[StoredMemory]:
+        """``pymem.get_memories``: the user's live memories, oldest first (those of
+        ``memory_ids`` when given)."""
+        return _Call(
+            "SELECT * FROM pymem.get_memories(%s, %s::uuid[])",
+            (user_id, _ids(memory_ids, "memory_ids")),
+            StoredMemory,
+            user_id=user_id,
+        )
+
+    @_sql
+    def memory_history(
+        self, user_id: str, memory_id: UUID | str | None = None
+    ) -> list[MemoryVersion]:
+        """``pymem.memory_history``: earlier contents of a memory (of all the user's
+        memories when None), oldest first, with the reason of each change."""
+        return _Call(
+            "SELECT * FROM pymem.memory_history(%s, %s::uuid)",
+            (user_id, None if memory_id is None else str(memory_id)),
+            MemoryVersion,
+            user_id=user_id,
         )
 
     @_sql

@@ -1,0 +1,75 @@
+-- Reading a user's memories as they are, and their history: what an app, the
+-- `pymem` command and the eval show, without reading pymem's tables.
+
+-- The user's live memories (not deleted, not consolidated into a record),
+-- oldest first; with memory_ids, those (PM011 for any that is not live).
+CREATE OR REPLACE FUNCTION pymem.get_memories(user_id text, memory_ids uuid[] DEFAULT NULL)
+RETURNS TABLE (
+    memory_id uuid,
+    kind text,
+    content text,
+    topic text,
+    importance double precision,
+    source text,
+    pinned boolean,
+    tier text,
+    mention_count integer,
+    details jsonb,
+    metadata jsonb,
+    valid_until timestamptz,
+    last_access_at timestamptz,
+    created_at timestamptz,
+    updated_at timestamptz,
+    version integer
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF memory_ids IS NOT NULL THEN
+        PERFORM pymem._check_live_memories(user_id, memory_ids, include_consolidated => FALSE);
+    END IF;
+    RETURN QUERY
+    SELECT m.id, m.kind, m.content, m.topic, m.importance, m.source, m.pinned, m.tier,
+        m.mention_count, m.details, m.metadata, m.valid_until, m.last_access_at,
+        m.created_at, m.updated_at, m.version
+    FROM pymem.memories AS m
+    WHERE m.user_id = get_memories.user_id
+        AND m.deleted_at IS NULL
+        AND m.consolidated_into IS NULL
+        AND (get_memories.memory_ids IS NULL OR m.id = ANY(get_memories.memory_ids))
+    ORDER BY m.created_at, m.id;
+END;
+$$;
+
+-- Every earlier content of a memory (of all the user's memories when
+-- memory_id is NULL), oldest first, with why it changed: what supersede,
+-- merge, update, delete and undo kept (sql/10_history.sql). id: the memory's
+-- (memory_id names the parameter).
+CREATE OR REPLACE FUNCTION pymem.memory_history(user_id text, memory_id uuid DEFAULT NULL)
+RETURNS TABLE (
+    id uuid,
+    version integer,
+    content text,
+    reason text,
+    changed_at timestamptz
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF memory_history.memory_id IS NOT NULL THEN
+        PERFORM pymem._check_live_memories(
+            user_id, ARRAY[memory_history.memory_id], include_deleted => TRUE
+        );
+    END IF;
+    RETURN QUERY
+    SELECT v.memory_id, v.version, v.content, v.reason, v.changed_at
+    FROM pymem.memory_versions AS v
+    WHERE v.user_id = memory_history.user_id
+        AND (memory_history.memory_id IS NULL OR v.memory_id = memory_history.memory_id)
+    ORDER BY v.changed_at, v.memory_id, v.version;
+END;
+$$;
