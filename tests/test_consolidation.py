@@ -278,6 +278,45 @@ def test_an_overlapping_set_is_refused_naming_the_consolidated_ids(store, sql):
     assert store.consolidate(USER, [rid, ids[2]], "all three", unit(0)) != rid
 
 
+def _absorb(sql, record, sources):
+    """pymem._consolidate with record_id, as consolidate_contact calls it."""
+    return sql.execute(
+        "SELECT * FROM pymem._consolidate(%s, %s::uuid[], 'grown', %s, '{}', pymem._settings(),"
+        " record_id => %s, min_sources => 1)",
+        (USER, sources, np.asarray(unit(0), dtype=np.float32), record),
+    ).fetchone()
+
+
+def _absorb_refused(sql, record, sources, code):
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        _absorb(sql, record, sources)
+    assert info.value.sqlstate == code, info.value
+    return info.value
+
+
+def test_a_record_absorbs_more_sources_keeping_its_id_and_its_guards(store, sql):
+    ids = fragments(sql, n=4)
+    rid = store.consolidate(USER, ids[:2], "two of them", unit(0))
+    assert _absorb(sql, rid, [ids[2]]) == (rid, "consolidated")
+    assert memory(sql, ids[2])["consolidated_into"] == rid
+    assert memory(sql, rid)["content"] == "grown"
+    row = sql.execute("SELECT source_ids FROM pymem.consolidations WHERE id = %s", (rid,))
+    assert row.fetchall() == [(sorted(ids[:3]),)]
+    _absorb_refused(sql, rid, [rid], "PM040")  # a record is not its own source
+    _absorb_refused(sql, rid, [], "PM040")
+    _absorb_refused(sql, rid, [ids[0]], "PM041")
+    _absorb_refused(sql, rid, [UNKNOWN], "PM011")
+    _absorb_refused(sql, UNKNOWN, [ids[3]], "PM011")
+    outer = store.consolidate(USER, [rid, ids[3]], "outer", unit(0))
+    err = _absorb_refused(sql, rid, [mem(sql, "one more", unit(9))], "PM041")
+    assert f"{rid} (into {outer})" in str(err)  # a record consolidated again absorbs nothing
+    assert store.unconsolidate(USER, outer) == 2
+    assert store.unconsolidate(USER, rid) == 3
+    assert [(memory(sql, i)["consolidated_into"], memory(sql, i)["importance"]) for i in ids] == [
+        (None, 0.5)
+    ] * 4
+
+
 def test_sources_must_be_live_memories_of_the_user(store, sql):
     ids = fragments(sql)
     theirs = fragments(sql, 10, user=OTHER)

@@ -621,6 +621,15 @@ def test_a_profile_is_a_consolidation_that_unconsolidate_reverses(store, conn):
     assert store.unconsolidate("alice", again) == 3
 
 
+def test_one_fragment_is_enough_for_a_profile(store, conn):
+    (only,) = remember(store, ["Ivy sings in a choir"])
+    link(conn, only, ["Ivy"])
+    profile = store.consolidate_contact("alice", "Ivy", "A singer.")
+    row = conn.execute("SELECT consolidated_into FROM pymem.memories WHERE id = %s", (only,))
+    assert row.fetchone()[0] == profile is not None
+    assert store.unconsolidate("alice", profile) == 1
+
+
 def test_a_profile_written_before_it_was_recorded_is_recorded_when_it_grows(store, conn):
     ids = remember(store, ["Kai plays chess", "Kai lives in Riga"])
     for memory_id in ids:
