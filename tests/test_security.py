@@ -249,6 +249,34 @@ def test_api_with_another_users_ids_changes_nothing(tenants, conn):
     assert _rows_of(conn, B) == before
 
 
+def test_every_memory_not_found_reads_alike_and_names_the_ids(tenants, conn):
+    """PM011 from every call that takes memory ids: one wording (pymem._check_live_memories),
+    naming each id ann cannot see, after the op's label in a plan."""
+    bob, _ = tenants
+    store = MemoryStore(conn)
+    tea, coffee, first = bob["tea"], bob["coffee"], bob["memory"]
+    calls = [
+        ([tea], lambda: store.touch(A, [tea])),
+        ([tea, coffee], lambda: store.flag_conflict(A, tea, coffee)),
+        ([tea], lambda: store.sync_contact(A, "Zoe", [tea])),
+        (
+            [tea],
+            lambda: conn.execute("SELECT pymem._link_memory_contacts(%s, %s, '{Zoe}')", (A, tea)),
+        ),
+        ([first], lambda: store.undo(A, first)),
+        ([bob["record"]], lambda: store.unconsolidate(A, bob["record"])),
+        (sorted([tea, coffee]), lambda: store.consolidate(A, [coffee, tea], "x", unit(5))),
+        ([first], lambda: store.apply_maintenance(A, [{"op": "delete", "id": str(first)}])),
+    ]
+    for ids, call in calls:
+        with pytest.raises((PymemError, psycopg.Error)) as info, conn.transaction():
+            call()
+        assert info.value.sqlstate == "PM011", info.value
+        assert f"no memory {', '.join(map(str, ids))} for user 'ann'" in str(info.value)
+    with pytest.raises(MemoryNotFound, match="op 1: no memory"), conn.transaction():
+        store.apply_maintenance(A, [{"op": "no-change", "id": str(first)}])
+
+
 def test_sql_for_another_user_is_refused_or_empty(tenants, conn):
     """Raw SQL naming bob while pymem.user_id is ann (the wrapper sets it per
     call; an app writing its own SQL sets it once per request)."""
