@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import itertools
 import json
 import math
 import random
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+import types
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import numpy as np
@@ -380,7 +382,98 @@ def _plan_json(ops: Sequence[Mapping[str, Any]]) -> list[Any]:
 
 def configure_connection(conn: psycopg.Connection) -> None:
     """Register the vector types; pass as ``ConnectionPool(configure=...)``."""
-    _register_vector(conn)
+    _wait(_register_vector(conn))
+
+
+# -- the plumbing of both stores, written once as steps -----------------------------------
+#
+# As psycopg's sync and async connections share BaseConnection's generators, a store's
+# plumbing (which connection, what its first use checks, the user a call runs as, the
+# errors it raises, when it runs again) is written once, as generators that yield each
+# I/O step they need: a callable whose result they go on with. One driver runs them
+# (_performed); MemoryStore runs it to its end (_wait), AsyncMemoryStore awaits it
+# (_awaited). A step's exception is thrown back in at its yield, so try/finally, `with`
+# blocks and wrap_errors() in the generators work as anywhere.
+
+_T = TypeVar("_T")
+# steps that end with a _T
+_Steps = Generator[Any, Any, _T]
+
+
+def _performed(steps: _Steps[_T]) -> _Steps[_T]:
+    """Runs ``steps``: calls each step and sends its result back, or throws its exception
+    back in. A result that is awaitable (an async connection's, cursor's, pool's or
+    lock's coroutine) is awaited first: this generator is then awaited itself, as
+    generator-based coroutines were before ``async def``. A connection yielded in place
+    of a step (:func:`_lend`) is yielded on, to :meth:`MemoryStore._connection`'s
+    with-block, whose exception comes back the same way."""
+    send, value = steps.send, None
+    while True:
+        try:
+            step = send(value)
+        except StopIteration as done:
+            return done.value
+        try:
+            if isinstance(step, psycopg.Connection):
+                value = yield step
+            else:
+                value = step()
+                if inspect.isawaitable(value):
+                    value = yield from value.__await__()
+            send = steps.send
+        except BaseException as exc:  # thrown back in: the steps' own handlers decide
+            send, value = steps.throw, exc
+
+
+def _wait(steps: _Steps[_T]) -> _T:
+    """``steps`` run to their end, as MemoryStore runs them."""
+    try:
+        next(_performed(steps))
+    except StopIteration as done:
+        return done.value
+    raise AssertionError("only MemoryStore._connection lends its connection")
+
+
+@types.coroutine
+def _awaited(steps: _Steps[_T]) -> _Steps[_T]:
+    """``steps`` run to their end, awaited, as AsyncMemoryStore runs them."""
+    return (yield from _performed(steps))
+
+
+def _lend(conn: psycopg.Connection) -> _Steps[None]:
+    """The body of a session whose work is a with-block (:meth:`MemoryStore._connection`)."""
+    yield conn
+
+
+def _within(cm: Any, body: Callable[[Any], _Steps[_T]]) -> _Steps[_T | None]:
+    """``with cm as value: return body(value)``, its enter and exit steps of their own,
+    for a context manager of either kind (a pool's connection, a transaction)."""
+    leave = getattr(cm, "__aexit__", None) or cm.__exit__
+    value = yield getattr(cm, "__aenter__", None) or cm.__enter__
+    try:
+        result = yield from body(value)
+    except BaseException as exc:
+        if not (yield functools.partial(leave, type(exc), exc, exc.__traceback__)):
+            raise
+        return None
+    yield functools.partial(leave, None, None, None)
+    return result
+
+
+def _fetchone(conn: Any, query: str, params: Sequence[Any] = ()) -> _Steps[Any]:
+    """``conn.execute(query, params).fetchone()``."""
+    cursor = yield functools.partial(conn.execute, query, params)
+    return (yield cursor.fetchone)
+
+
+def _fetchall(conn: Any, query: str, params: Sequence[Any], row_type: type) -> _Steps[list[Any]]:
+    """The rows of ``query`` as ``row_type``."""
+    cursor = conn.cursor(row_factory=class_row(row_type))
+    try:
+        yield functools.partial(cursor.execute, query, params)
+        return (yield cursor.fetchall)
+    finally:
+        yield cursor.close
 
 
 # pgvector's schema (the extension may live in a schema of its own)
@@ -391,27 +484,16 @@ _VECTOR_SCHEMA = (
 _VECTOR_TYPES = (("vector", register_vector_info), ("halfvec", register_halfvec_info))
 
 
-def _register_vector(conn: psycopg.Connection) -> str:
+def _register_vector(conn: Any) -> _Steps[str]:
     """Register pgvector's types wherever the extension lives; returns the
     type's name as SQL can spell it from any search_path."""
-    found = conn.execute(_VECTOR_SCHEMA).fetchone()
+    found = yield from _fetchone(conn, _VECTOR_SCHEMA)
     if found is None or found[0] == "public":
-        register_vector(conn)
+        is_async = isinstance(conn, psycopg.AsyncConnection)
+        yield functools.partial(register_vector_async if is_async else register_vector, conn)
         return "vector"
     for name, register in _VECTOR_TYPES:
-        info = TypeInfo.fetch(conn, f"{found[0]}.{name}")
-        if info is not None:
-            register(conn, info)
-    return f"{found[0]}.vector"
-
-
-async def _register_vector_async(conn: psycopg.AsyncConnection) -> str:
-    found = await (await conn.execute(_VECTOR_SCHEMA)).fetchone()
-    if found is None or found[0] == "public":
-        await register_vector_async(conn)
-        return "vector"
-    for name, register in _VECTOR_TYPES:
-        info = await TypeInfo.fetch(conn, f"{found[0]}.{name}")
+        info = yield functools.partial(TypeInfo.fetch, conn, f"{found[0]}.{name}")
         if info is not None:
             register(conn, info)
     return f"{found[0]}.vector"
@@ -422,8 +504,7 @@ _SET_USER = "SELECT set_config('pymem.user_id', %s, true)"
 _SWAP_USER = "SELECT current_setting('pymem.user_id', true), set_config('pymem.user_id', %s, true)"
 
 
-@contextmanager
-def _as_user(conn: psycopg.Connection, user_id: str | None) -> Iterator[None]:
+def _as_user(conn: Any, user_id: str | None, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
     """Run one call with ``pymem.user_id`` set to its user, transaction-locally
     (row-level security for pymem_app): in a transaction of its own on an idle
     autocommit (DSN or pooled) connection, else in the caller's transaction,
@@ -432,65 +513,32 @@ def _as_user(conn: psycopg.Connection, user_id: str | None) -> Iterator[None]:
     autocommit connection, as psycopg nests it)."""
     if not isinstance(user_id, str):
         # no user (decay, settings), or a wrong type the server refuses
-        yield
-        return
-    if conn.autocommit and not _in_open_transaction(conn):
-        with conn.transaction():
-            conn.execute(_SET_USER, (user_id,))
-            yield
-        return
-    if conn.autocommit:
-        with conn.transaction(), _swapped_user(conn, user_id):
-            yield
-        return
-    with _swapped_user(conn, user_id):
-        yield
+        return (yield from body())
+    if not conn.autocommit:
+        return (yield from _swapped_user(conn, user_id, body))
+    as_user = _swapped_user if _in_open_transaction(conn) else _set_user
+    return (yield from _within(conn.transaction(), lambda _: as_user(conn, user_id, body)))
 
 
-@contextmanager
-def _swapped_user(conn: psycopg.Connection, user_id: str) -> Iterator[None]:
-    previous, _ = conn.execute(_SWAP_USER, (user_id,)).fetchone()
+def _set_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
+    yield functools.partial(conn.execute, _SET_USER, (user_id,))
+    return (yield from body())
+
+
+def _swapped_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
+    previous, _ = yield from _fetchone(conn, _SWAP_USER, (user_id,))
     try:
-        yield
+        return (yield from body())
     finally:
         # also when the call failed before reaching the server (a value psycopg
         # cannot send): the transaction goes on, as the caller's user; after a
         # server error it is aborted and its rollback restores the setting
         if previous != user_id and _in_open_transaction(conn):
-            conn.execute(_SET_USER, (previous or "",))
+            yield functools.partial(conn.execute, _SET_USER, (previous or "",))
 
 
 def _in_open_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
     return conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-
-
-@asynccontextmanager
-async def _as_user_async(conn: psycopg.AsyncConnection, user_id: str | None) -> AsyncIterator[None]:
-    """:func:`_as_user` for an async connection."""
-    if not isinstance(user_id, str):
-        yield
-        return
-    if conn.autocommit and not _in_open_transaction(conn):
-        async with conn.transaction():
-            await conn.execute(_SET_USER, (user_id,))
-            yield
-        return
-    if conn.autocommit:
-        async with conn.transaction(), _swapped_user_async(conn, user_id):
-            yield
-        return
-    async with _swapped_user_async(conn, user_id):
-        yield
-
-
-@asynccontextmanager
-async def _swapped_user_async(conn: psycopg.AsyncConnection, user_id: str) -> AsyncIterator[None]:
-    previous, _ = await (await conn.execute(_SWAP_USER, (user_id,))).fetchone()
-    try:
-        yield
-    finally:
-        if previous != user_id and _in_open_transaction(conn):
-            await conn.execute(_SET_USER, (previous or "",))
 
 
 def _spelled(query: str, vector_type: str | None) -> str:
@@ -614,8 +662,8 @@ class _Call:
     """One SQL statement a store method sends, and how its result comes back.
 
     Every public method of :class:`MemoryStore` builds one ``_Call`` (the SQL lives
-    there, once); ``MemoryStore._run`` executes it on a connection and
-    ``AsyncMemoryStore._run`` on an async one.
+    there, once); ``_StoreCore._call`` is its way, which ``MemoryStore._run`` runs
+    on a connection and ``AsyncMemoryStore._run`` awaits on an async one.
     """
 
     query: str
@@ -681,60 +729,202 @@ def _migrate_command(conn: psycopg.Connection | psycopg.AsyncConnection) -> str:
 RETRIES = 3
 
 
-def _is_async_pool(db: Any) -> bool:
-    """A psycopg_pool AsyncConnectionPool (its getconn is a coroutine function)."""
-    return inspect.iscoroutinefunction(getattr(db, "getconn", None))
-
-
 def _backoff(attempt: int) -> float:
     return random.uniform(0.005, 0.02) * 2**attempt
 
 
-class MemoryStore:
+def _kind_of(db: Any, connection_class: type) -> str | None:
+    """What a store of ``connection_class``'s kind (sync or async) was given: "dsn",
+    "connection" or "pool"; None for anything else, a connection or a pool of the
+    other kind too (an AsyncConnectionPool's getconn is a coroutine function)."""
+    if isinstance(db, str):
+        return "dsn"
+    if isinstance(db, connection_class):
+        return "connection"
+    other_connection = isinstance(db, psycopg.Connection | psycopg.AsyncConnection)
+    if other_connection or not hasattr(db, "connection"):
+        return None
+    getconn = getattr(db, "getconn", None)
+    wants_async = connection_class is psycopg.AsyncConnection
+    if getconn is not None and inspect.iscoroutinefunction(getconn) != wants_async:
+        return None
+    return "pool"
+
+
+@dataclass
+class _Attempt:
+    """One run of a call: whether it had a transaction of its own (:meth:`_StoreCore._alone`),
+    known once its connection is ready."""
+
+    alone: bool = False
+
+
+_Store = TypeVar("_Store", bound="_StoreCore")
+
+
+class _StoreCore:
+    """What MemoryStore and AsyncMemoryStore share: what the store was given, its state,
+    and every call's way as steps (:meth:`_call`), which each store only runs."""
+
+    # each store's own: its connections, the error for anything else, whether a DSN's
+    # connection opens with the store (else on first use), its lock and its sleep
+    _connection_class: type
+    _refusal: str
+    _connects_at_once: bool
+    _new_lock: Callable[[], Any]
+    _sleep: Callable[[float], Any]
+
+    def __init__(
+        self,
+        db: str | psycopg.Connection | psycopg.AsyncConnection | Any,
+        *,
+        check_schema: bool = True,
+        retries: int = RETRIES,
+    ):
+        kind = _kind_of(db, self._connection_class)
+        if kind is None:
+            raise TypeError(self._refusal)
+        self._dsn: str | None = db if kind == "dsn" else None
+        self._conn: Any = db if kind == "connection" else None  # a DSN's once opened
+        self._pool: Any = db if kind == "pool" else None
+        self._owned: Any = None  # the connection opened from the DSN
+        self._closed = False
+        self._check_schema = check_schema
+        self._vector_type: str | None = None  # pgvector's type, as SQL spells it
+        self._retries = retries
+        self._lock = self._new_lock()
+        if self._dsn is not None and self._connects_at_once:
+            _wait(self._own_connection())
+
+    @classmethod
+    def open(cls: type[_Store], dsn: str | None = None) -> _Store:
+        """A store on ``dsn``, ``PYMEM_DSN`` or the embedded server."""
+        from pymem.server import resolve_dsn
+
+        return cls(resolve_dsn(dsn))
+
+    def _close(self) -> _Steps[None]:
+        """Refuse calls from now on, and close the connection opened from the DSN."""
+        self._closed = True
+        owned, self._owned = self._owned, None
+        if owned is not None:
+            self._conn = None
+            yield owned.close
+
+    def _call(self, call: _Call) -> _Steps[Any]:
+        """Every SQL call of the store. A serialization failure or a deadlock is retried
+        when the call ran in a transaction of its own (:meth:`_alone`): nothing of it was
+        kept, so running it again is safe. In the caller's transaction it is raised: the
+        caller's work is lost too."""
+        body = functools.partial(self._execute, call)
+        for attempt in itertools.count():
+            run = _Attempt()
+            try:
+                with wrap_errors():
+                    result = yield from self._session(call.user_id, body, run)
+            except (SerializationFailure, Deadlock):
+                if attempt >= self._retries or not run.alone:
+                    raise
+            else:
+                if call.one and call.row_type is not None:
+                    (result,) = result
+                return result
+            yield functools.partial(self._sleep, _backoff(attempt))
+        raise AssertionError("unreachable")
+
+    def _execute(self, call: _Call, conn: Any) -> _Steps[Any]:
+        query = _spelled(call.query, self._vector_type)
+        if call.row_type is None:
+            return (yield from _fetchone(conn, query, call.params))[0]
+        return (yield from _fetchall(conn, query, call.params, call.row_type))
+
+    def _session(
+        self,
+        user_id: str | None,
+        body: Callable[[Any], _Steps[_T]],
+        attempt: _Attempt | None = None,
+    ) -> _Steps[_T]:
+        """``body(conn)`` on a ready connection for one call about ``user_id``'s data
+        (None: no one user), with ``pymem.user_id`` that user for the call
+        (:func:`_as_user`); a DSN's connection that broke is replaced on the next call."""
+        if self._pool is not None:
+            ready = functools.partial(self._ready, user_id, body, attempt)
+            return (yield from _within(self._pool.connection(), ready))
+        # one connection, one call at a time: psycopg serializes statements, not the
+        # per-call transaction, so two threads' (tasks') calls would nest in one transaction
+        yield self._lock.acquire
+        try:
+            conn = yield from self._own_connection()
+            try:
+                return (yield from self._ready(user_id, body, attempt, conn))
+            except psycopg.OperationalError:
+                if conn is self._owned and conn.broken:
+                    yield conn.close  # the next call reconnects
+                raise
+        finally:
+            self._lock.release()
+
+    def _own_connection(self) -> _Steps[Any]:
+        """The store's connection; one opened from a DSN is replaced once it broke
+        (server restart, terminated backend): the call that failed raised
+        ConnectionLost, the next one runs on a new connection."""
+        if self._closed:
+            raise psycopg.OperationalError("the store is closed")
+        if self._dsn is not None and (self._owned is None or self._owned.closed):
+            connect = self._connection_class.connect
+            self._owned = self._conn = yield functools.partial(connect, self._dsn, autocommit=True)
+        return self._conn
+
+    def _ready(
+        self,
+        user_id: str | None,
+        body: Callable[[Any], _Steps[_T]],
+        attempt: _Attempt | None,
+        conn: Any,
+    ) -> _Steps[_T]:
+        """The call's part on its connection: checked (:meth:`_prepare`), as its user."""
+        if attempt is not None:
+            attempt.alone = self._alone(conn)
+        yield from self._prepare(conn)
+        return (yield from _as_user(conn, user_id, lambda: body(conn)))
+
+    def _alone(self, conn: Any) -> bool:
+        """Whether a call that starts on ``conn`` has a transaction of its own: on a
+        pool's connection, or on an autocommit one (a DSN store's, or the caller's)."""
+        return self._pool is not None or conn.autocommit
+
+    def _prepare(self, conn: Any) -> _Steps[None]:
+        """What a store checks on a connection before its call: the schema's version
+        (once), pgvector's types (registered on each new connection)."""
+        if self._check_schema:
+            found = yield from _fetchone(conn, _HAS_SCHEMA)
+            version = None
+            if found and found[0] is not None:
+                version = (yield from _fetchone(conn, _SCHEMA_VERSION))[0]
+            _check_version(version, conn)
+            self._check_schema = False
+        if conn.adapters.types.get("vector") is None:
+            self._vector_type = yield from _register_vector(conn)
+        elif self._vector_type is None:  # registered by the pool's configure
+            found = yield from _fetchone(conn, _VECTOR_SCHEMA)
+            self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
+
+
+class MemoryStore(_StoreCore):
     """The SQL API of one pymem store, from Python.
 
     Each public method builds the one SQL call it makes (a :class:`_Call`) and
     ``_run`` sends it: :class:`AsyncMemoryStore` is derived from these methods.
     """
 
-    def __init__(
-        self,
-        db: str | psycopg.Connection | Any,
-        *,
-        check_schema: bool = True,
-        retries: int = RETRIES,
-    ):
-        self._retries = retries
-        self._dsn: str | None = None
-        self._owned: psycopg.Connection | None = None
-        self._conn: psycopg.Connection | None = None
-        self._pool = None
-        self._closed = False
-        self._vector_type: str | None = None  # pgvector's type, as SQL spells it
-        if isinstance(db, str):
-            self._dsn = db
-            self._owned = self._conn = psycopg.connect(db, autocommit=True)
-        elif isinstance(db, psycopg.Connection):
-            self._conn = db
-        elif hasattr(db, "connection") and not _is_async_pool(db):
-            self._pool = db
-        else:
-            raise TypeError("MemoryStore needs a DSN, a psycopg Connection or a ConnectionPool")
-        self._check_schema = check_schema
-        self._lock = threading.Lock()
-
-    @classmethod
-    def open(cls, dsn: str | None = None) -> MemoryStore:
-        """A store on ``dsn``, ``PYMEM_DSN`` or the embedded server."""
-        from pymem.server import resolve_dsn
-
-        return cls(resolve_dsn(dsn))
+    _connection_class = psycopg.Connection
+    _refusal = "MemoryStore needs a DSN, a psycopg Connection or a ConnectionPool"
+    _connects_at_once = True
+    _new_lock = staticmethod(threading.Lock)
+    _sleep = staticmethod(time.sleep)
 
     def close(self) -> None:
-        self._closed = True
-        if self._owned is not None:
-            self._owned.close()
-            self._owned = None
+        _wait(self._close())
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -742,90 +932,15 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _own_connection(self) -> psycopg.Connection:
-        """The store's connection; one opened from a DSN is replaced once it broke
-        (server restart, terminated backend): the call that failed raised
-        ConnectionLost, the next one runs on a new connection."""
-        if self._closed:
-            raise psycopg.OperationalError("the store is closed")
-        if self._dsn is not None and (self._owned is None or self._owned.closed):
-            self._owned = self._conn = psycopg.connect(self._dsn, autocommit=True)
-        assert self._conn is not None
-        return self._conn
-
     @contextmanager
     def _connection(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
-        """A ready connection for one call about ``user_id``'s data (None: no one
-        user); with a user, ``pymem.user_id`` is that user for the call
-        (:func:`_as_user`)."""
-        if self._pool is not None:
-            with self._pool.connection() as conn:
-                self._prepare(conn)
-                with _as_user(conn, user_id):
-                    yield conn
-            return
-        # one connection, one call at a time: psycopg serializes statements, not the
-        # per-call transaction, so two threads' calls would nest in one transaction
-        with self._lock:
-            conn = self._own_connection()
-            try:
-                self._prepare(conn)
-                with _as_user(conn, user_id):
-                    yield conn
-            except psycopg.OperationalError:
-                if conn is self._owned and conn.broken:
-                    conn.close()  # the next call reconnects
-                raise
-
-    def _prepare(self, conn: psycopg.Connection) -> None:
-        if self._check_schema:
-            found = conn.execute(_HAS_SCHEMA).fetchone()
-            version = None
-            if found and found[0] is not None:
-                version = conn.execute(_SCHEMA_VERSION).fetchone()[0]
-            _check_version(version, conn)
-            self._check_schema = False
-        if conn.adapters.types.get("vector") is None:
-            self._vector_type = _register_vector(conn)
-        elif self._vector_type is None:  # registered by the pool's configure
-            found = conn.execute(_VECTOR_SCHEMA).fetchone()
-            self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
+        """A ready connection for pymem's own SQL (the CLI's, eval's): the with-block
+        runs where a call would (:meth:`_session`), errors unmapped."""
+        yield from _performed(self._session(user_id, _lend))
 
     def _run(self, call: _Call) -> Any:
-        """Every SQL call of the store goes through here. A serialization failure or a
-        deadlock is retried when the call ran in a transaction of its own (a DSN, a pool or
-        an autocommit connection): nothing of it was kept, so running it again is safe.
-        In the caller's transaction it is raised: the caller's work is lost too."""
-        for attempt in range(self._retries + 1):
-            try:
-                return self._run_once(call)
-            except (SerializationFailure, Deadlock):
-                if attempt == self._retries or not self._owns_transactions():
-                    raise
-                time.sleep(_backoff(attempt))
-        raise AssertionError("unreachable")
-
-    def _owns_transactions(self) -> bool:
-        return self._pool is not None or (self._conn is not None and self._conn.autocommit)
-
-    def _run_once(self, call: _Call) -> Any:
-        with wrap_errors(), self._connection(call.user_id) as conn:
-            query = _spelled(call.query, self._vector_type)
-            if call.row_type is None:
-                return conn.execute(query, call.params).fetchone()[0]
-            with conn.cursor(row_factory=class_row(call.row_type)) as cur:
-                cur.execute(query, call.params)
-                rows = cur.fetchall()
-        if call.one:
-            (row,) = rows
-            return row
-        return rows
-
-    def _rows(self, row_type: type, query: str, params: Sequence[Any]) -> list[Any]:
-        return self._run(_Call(query, params, row_type))
-
-    def _scalar(self, query: str, params: Sequence[Any]) -> Any:
-        return self._run(_Call(query, params))
+        """Every SQL call of the store goes through here (:meth:`_call`)."""
+        return _wait(self._call(call))
 
     # -- write path --------------------------------------------------------
 
@@ -1473,7 +1588,7 @@ class MemoryStore:
 # -- asyncio ------------------------------------------------------------------------
 
 
-class AsyncMemoryStore:
+class AsyncMemoryStore(_StoreCore):
     """The asyncio twin of :class:`MemoryStore`: the same methods, awaited.
 
     Takes a DSN (the store opens an autocommit ``psycopg.AsyncConnection`` on
@@ -1481,52 +1596,18 @@ class AsyncMemoryStore:
     ``psycopg_pool.AsyncConnectionPool`` (use
     ``configure=pymem.configure_connection_async``). Its methods are derived at
     import time from MemoryStore's: each builds the same :class:`_Call` and
-    ``_run`` awaits it, so no SQL and no signature is written twice.
+    ``_run`` awaits it, so no SQL and no signature is written twice; its plumbing
+    is MemoryStore's too (:class:`_StoreCore`), its steps awaited.
     """
 
-    def __init__(
-        self,
-        db: str | psycopg.AsyncConnection | Any,
-        *,
-        check_schema: bool = True,
-        retries: int = RETRIES,
-    ):
-        self._retries = retries
-        self._dsn: str | None = None
-        self._owned: psycopg.AsyncConnection | None = None
-        self._conn: psycopg.AsyncConnection | None = None
-        self._pool = None
-        if isinstance(db, str):
-            self._dsn = db
-        elif isinstance(db, psycopg.AsyncConnection):
-            self._conn = db
-        elif (
-            hasattr(db, "connection")
-            and not isinstance(db, psycopg.Connection)
-            and not (hasattr(db, "getconn") and not _is_async_pool(db))
-        ):
-            self._pool = db
-        else:
-            raise TypeError(
-                "AsyncMemoryStore needs a DSN, a psycopg AsyncConnection or an AsyncConnectionPool"
-            )
-        self._check_schema = check_schema
-        self._vector_type: str | None = None
-        self._lock = asyncio.Lock()
-        self._closed = False
-
-    @classmethod
-    def open(cls, dsn: str | None = None) -> AsyncMemoryStore:
-        """A store on ``dsn``, ``PYMEM_DSN`` or the embedded server (connects on first use)."""
-        from pymem.server import resolve_dsn
-
-        return cls(resolve_dsn(dsn))
+    _connection_class = psycopg.AsyncConnection
+    _refusal = "AsyncMemoryStore needs a DSN, a psycopg AsyncConnection or an AsyncConnectionPool"
+    _connects_at_once = False
+    _new_lock = staticmethod(asyncio.Lock)
+    _sleep = staticmethod(asyncio.sleep)
 
     async def close(self) -> None:
-        self._closed = True
-        if self._owned is not None:
-            await self._owned.close()
-            self._owned = self._conn = None
+        await _awaited(self._close())
 
     async def __aenter__(self) -> AsyncMemoryStore:
         return self
@@ -1534,81 +1615,9 @@ class AsyncMemoryStore:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    @asynccontextmanager
-    async def _connection(
-        self, user_id: str | None = None
-    ) -> AsyncIterator[psycopg.AsyncConnection]:
-        """A ready connection for one call about ``user_id``'s data (None: no one
-        user), ``pymem.user_id`` set as :class:`MemoryStore` does; a DSN-owned
-        connection that broke is replaced on the next call."""
-        if self._pool is not None:
-            async with self._pool.connection() as conn:
-                await self._prepare(conn)
-                async with _as_user_async(conn, user_id):
-                    yield conn
-            return
-        # one connection, one call at a time: tasks sharing it would otherwise nest
-        # their per-call transactions (psycopg serializes statements, not blocks)
-        async with self._lock:
-            if self._closed:
-                raise psycopg.OperationalError("the store is closed")
-            if self._conn is None or (self._owned is not None and self._owned.closed):
-                assert self._dsn is not None
-                self._owned = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
-                self._conn = self._owned
-            conn = self._conn
-            try:
-                await self._prepare(conn)
-                async with _as_user_async(conn, user_id):
-                    yield conn
-            except psycopg.OperationalError:
-                if conn is self._owned and conn.broken:
-                    await conn.close()  # the next call reconnects
-                raise
-
-    async def _prepare(self, conn: psycopg.AsyncConnection) -> None:
-        if self._check_schema:
-            found = await (await conn.execute(_HAS_SCHEMA)).fetchone()
-            version = None
-            if found and found[0] is not None:
-                version = (await (await conn.execute(_SCHEMA_VERSION)).fetchone())[0]
-            _check_version(version, conn)
-            self._check_schema = False
-        if conn.adapters.types.get("vector") is None:
-            self._vector_type = await _register_vector_async(conn)
-        elif self._vector_type is None:
-            found = await (await conn.execute(_VECTOR_SCHEMA)).fetchone()
-            self._vector_type = f"{found[0]}.vector" if found and found[0] != "public" else "vector"
-
     async def _run(self, call: _Call) -> Any:
-        """Every SQL call of the store goes through here; retries as MemoryStore._run."""
-        for attempt in range(self._retries + 1):
-            try:
-                return await self._run_once(call)
-            except (SerializationFailure, Deadlock):
-                owns = (
-                    self._pool is not None
-                    or self._dsn is not None
-                    or (self._conn is not None and self._conn.autocommit)
-                )
-                if attempt == self._retries or not owns:
-                    raise
-                await asyncio.sleep(_backoff(attempt))
-        raise AssertionError("unreachable")
-
-    async def _run_once(self, call: _Call) -> Any:
-        with wrap_errors():
-            async with self._connection(call.user_id) as conn:
-                query = _spelled(call.query, self._vector_type)
-                if call.row_type is None:
-                    return (await (await conn.execute(query, call.params)).fetchone())[0]
-                async with conn.cursor(row_factory=class_row(call.row_type)) as cur:
-                    await cur.execute(query, call.params)
-                    rows = await cur.fetchall()
-        if call.one:
-            (row,) = rows
-            return row
-        return rows
+        """Every SQL call of the store goes through here (:meth:`_call`)."""
+        return await _awaited(self._call(call))
 
 
 def _async_method(builder: Callable[..., _Call]) -> Callable[..., Any]:
@@ -1627,4 +1636,4 @@ del _name, _builder
 
 async def configure_connection_async(conn: psycopg.AsyncConnection) -> None:
     """Register the vector types; pass as ``AsyncConnectionPool(configure=...)``."""
-    await _register_vector_async(conn)
+    await _awaited(_register_vector(conn))

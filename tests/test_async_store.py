@@ -45,6 +45,17 @@ def test_a_sync_connection_is_refused(conn):
         AsyncMemoryStore(conn)
 
 
+def test_an_async_connection_is_refused_by_the_sync_store(fresh_dsn):
+    # MemoryStore took it for a pool (it has a `connection` attribute) and failed only
+    # on its first call, with "'AsyncConnection' object is not callable"
+    async def main():
+        async with await psycopg.AsyncConnection.connect(fresh_dsn) as conn:
+            with pytest.raises(TypeError, match="MemoryStore needs"):
+                MemoryStore(conn)
+
+    asyncio.run(main())
+
+
 def test_write_recall_report_and_errors_over_a_dsn(fresh_dsn):
     async def main():
         async with AsyncMemoryStore(fresh_dsn) as store:
