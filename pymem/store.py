@@ -890,8 +890,9 @@ class _StoreCore:
 
     def _alone(self, conn: Any) -> bool:
         """Whether a call that starts on ``conn`` has a transaction of its own: on a
-        pool's connection, or on an autocommit one (a DSN store's, or the caller's)."""
-        return self._pool is not None or conn.autocommit
+        pool's connection, or on an autocommit one with no transaction open (a DSN
+        store's always; the caller's outside its ``with conn.transaction()`` blocks)."""
+        return self._pool is not None or (conn.autocommit and not _in_open_transaction(conn))
 
     def _prepare(self, conn: Any) -> _Steps[None]:
         """What a store checks on a connection before its call: the schema's version

@@ -113,6 +113,33 @@ def test_the_callers_transaction_is_not_retried(fresh_dsn):
     assert _memories(fresh_dsn) == 0
 
 
+def test_a_callers_transaction_block_on_an_autocommit_connection_is_not_retried(fresh_dsn):
+    # an autocommit connection inside the caller's `with conn.transaction()` is the
+    # caller's transaction too: both stores retried there (they asked whether the
+    # connection was autocommit), and the caller got InFailedSqlTransaction from the
+    # retry in its aborted block instead of the serialization failure
+    with psycopg.connect(_serializable(fresh_dsn), autocommit=True) as conn:
+        store = MemoryStore(conn, retries=3)
+        with pytest.raises(SerializationFailure), conn.transaction():
+            store.upsert("v", "likes black coffee", unit(1))
+            _commit_a_policy(fresh_dsn)
+            store.set_fact_policy("diet_*", "latest_wins")
+    assert _memories(fresh_dsn) == 0
+
+    async def main():
+        connecting = psycopg.AsyncConnection.connect(_serializable(fresh_dsn), autocommit=True)
+        async with await connecting as conn:
+            store = AsyncMemoryStore(conn, retries=3)
+            with pytest.raises(SerializationFailure):
+                async with conn.transaction():
+                    await store.upsert("v", "likes black coffee", unit(1))
+                    _commit_a_policy(fresh_dsn)
+                    await store.set_fact_policy("diet_*", "latest_wins")
+
+    asyncio.run(main())
+    assert _memories(fresh_dsn) == 0
+
+
 @pytest.mark.parametrize("retries", [0, 3])
 def test_retries_is_an_option_of_both_stores(fresh_dsn, retries):
     # the async store's call in the same race: raised without retries, retried with them
