@@ -10,6 +10,7 @@ import inspect
 
 import psycopg
 import pytest
+from pgvector.psycopg import register_vector
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from pymem import AsyncMemoryStore, MemoryStore, configure_connection_async
@@ -156,6 +157,27 @@ def test_concurrent_tasks_on_one_dsn_store_each_commit(fresh_dsn):
     with psycopg.connect(fresh_dsn) as other:
         (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
     assert count == 6
+
+
+def test_a_cancelled_call_leaves_the_store_usable(fresh_dsn):
+    # cancelled while it waits for the user's lock (another writer holds it): its
+    # transaction is rolled back, and the store's lock and connection serve the next call
+    with psycopg.connect(fresh_dsn) as holder:
+        register_vector(holder)
+        holder.execute("SELECT * FROM pymem.upsert_memory('ann', 'Ann plays go', %s)", (unit(0),))
+
+        async def main():
+            async with AsyncMemoryStore(fresh_dsn) as store:
+                await store.get_settings()  # connected: the upsert below waits for the lock
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(store.upsert("ann", "Ann has a cat", unit(1)), 0.3)
+                holder.rollback()
+                await asyncio.wait_for(store.upsert("ann", "Ann has a dog", unit(2)), 10)
+
+        asyncio.run(main())
+    with psycopg.connect(fresh_dsn) as other:
+        rows = other.execute("SELECT content FROM pymem.memories").fetchall()
+    assert rows == [("Ann has a dog",)]
 
 
 def test_a_closed_async_store_refuses_calls_as_the_sync_one_does(fresh_dsn):
