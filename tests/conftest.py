@@ -132,6 +132,13 @@ def conn(shared_dsn: str) -> Iterator[psycopg.Connection]:
 
 
 @pytest.fixture
+def sql(conn: psycopg.Connection) -> psycopg.Connection:
+    """The test's connection for raw SQL; numpy arrays go in as vectors (the reused
+    connection registers them up front)."""
+    return conn
+
+
+@pytest.fixture
 def store(conn: psycopg.Connection) -> MemoryStore:
     return MemoryStore(conn)
 

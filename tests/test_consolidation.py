@@ -34,16 +34,11 @@ from pymem.errors import (
     UnknownKind,
 )
 from tests.conftest import DIM, at_cosine, unit
+from tests.helpers import memory, refused
 
 USER = "alice"
 OTHER = "bob"
 UNKNOWN = "00000000-0000-4000-8000-000000000000"
-
-
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    register_vector(conn)
-    return conn
 
 
 def mem(conn, content, embedding, *, user=USER, kind="fact", importance=0.5, **cols):
@@ -68,19 +63,6 @@ def fragments(conn, base=0, n=3, *, user=USER, **cols):
         mem(conn, f"fragment {base}-{i}", near(base, base + 1 + i), user=user, **cols)
         for i in range(n)
     ]
-
-
-def refused(conn, exc_class, code, call, *, match=None):
-    with pytest.raises(exc_class, match=match) as info, conn.transaction():
-        call()
-    assert info.value.sqlstate == code, f"{type(info.value).__name__}: {info.value}"
-    return info.value
-
-
-def memory(conn, memory_id) -> dict:
-    cur = conn.execute("SELECT * FROM pymem.memories WHERE id = %s", (memory_id,))
-    names = [d.name for d in cur.description]
-    return dict(zip(names, cur.fetchone(), strict=True))
 
 
 def snapshot(conn, user=USER) -> list:

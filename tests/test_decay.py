@@ -27,6 +27,7 @@ from psycopg.conninfo import make_conninfo
 from pymem import MemoryStore
 from pymem.errors import InvalidParameter, MemoryNotFound
 from tests.conftest import DIM, add, at_cosine, unit
+from tests.helpers import refused
 
 USER = "alice"
 OTHER = "bob"
@@ -34,12 +35,6 @@ Q = unit(0)
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    register_vector(conn)
-    return conn
 
 
 def row(conn, memory_id) -> dict:
@@ -60,13 +55,6 @@ def tiers(conn, user=None) -> dict:
         {"u": user},
     ).fetchall()
     return dict(rows)
-
-
-def refused(conn, exc_class, code, call):
-    with pytest.raises(exc_class) as info, conn.transaction():
-        call()
-    assert info.value.sqlstate == code, f"{type(info.value).__name__}: {info.value}"
-    return info.value
 
 
 def decay_sql(conn, importance, rate, last, at) -> float:

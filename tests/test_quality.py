@@ -7,9 +7,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
-import psycopg
 import pytest
-from pgvector.psycopg import register_vector
 
 from pymem import MemoryStore
 from pymem.cli import main
@@ -18,12 +16,6 @@ from tests.conftest import at_cosine, unit
 
 _START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 _clock = (_START + timedelta(seconds=i) for i in itertools.count())
-
-
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    register_vector(conn)
-    return conn
 
 
 def mem(conn, user, content, embedding, kind="fact", **cols):

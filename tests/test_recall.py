@@ -17,9 +17,7 @@ import math
 from datetime import timedelta
 
 import numpy as np
-import psycopg
 import pytest
-from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 
 from pymem.errors import (
@@ -29,6 +27,7 @@ from pymem.errors import (
     UnknownKind,
 )
 from tests.conftest import DIM, add, age, at_cosine, unit
+from tests.helpers import refused
 
 NAN = float("nan")
 USER = "alice"
@@ -53,26 +52,12 @@ KIND_RATES = {
 # --- helpers ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    """The test's connection, ready for raw SQL with numpy vectors."""
-    register_vector(conn)
-    return conn
-
-
 def ids(hits) -> list:
     return [h.memory_id for h in hits]
 
 
 def multiplier(decay: float) -> float:
     return FLOOR + (1 - FLOOR) * decay
-
-
-def refused(conn, exc_class, code, call):
-    with pytest.raises(exc_class) as info, conn.transaction():
-        call()
-    assert info.value.sqlstate == code, f"{type(info.value).__name__}: {info.value}"
-    return info.value
 
 
 # --- 2. shape and ranking ------------------------------------------------------------------

@@ -19,12 +19,12 @@ import json
 import numpy as np
 import psycopg
 import pytest
-from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from pymem import MemoryItem
 from tests.conftest import at_cosine, unit
+from tests.helpers import count, memory
 
 USER = "alice"
 OLD = "likes green tea"
@@ -37,29 +37,6 @@ TOPIC_SUPERSEDE = 0.5
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    """The test's connection, ready for raw SQL with numpy vectors."""
-    register_vector(conn)
-    return conn
-
-
-def memory(conn: psycopg.Connection, memory_id) -> dict:
-    with conn.cursor(row_factory=dict_row) as cur:
-        cur.execute("SELECT * FROM pymem.memories WHERE id = %s", (memory_id,))
-        row = cur.fetchone()
-    assert row is not None, f"memory {memory_id} not found"
-    return row
-
-
-def count(conn: psycopg.Connection, user_id: str | None = None) -> int:
-    if user_id is None:
-        return conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
-    return conn.execute(
-        "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (user_id,)
-    ).fetchone()[0]
 
 
 def versions(conn: psycopg.Connection, memory_id) -> list[dict]:

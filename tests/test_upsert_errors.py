@@ -13,7 +13,6 @@ import math
 import numpy as np
 import psycopg
 import pytest
-from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 from pymem import MemoryItem
@@ -27,42 +26,13 @@ from pymem.errors import (
     InvalidSource,
     InvalidThresholds,
     InvalidUserId,
-    PymemError,
     UnknownKind,
 )
 from tests.conftest import unit
+from tests.helpers import count, refused
 
 USER = "alice"
 TEXT = "likes green tea"
-
-
-def count(conn: psycopg.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
-
-
-def version_count(conn: psycopg.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0]
-
-
-def refused(conn, exc_class, code, call, *needles):
-    """``call()`` raises ``exc_class`` with ``code`` and writes nothing."""
-    before = (count(conn), version_count(conn))
-    with pytest.raises(exc_class) as info, conn.transaction():
-        call()
-    err = info.value
-    assert err.sqlstate == code, f"{type(err).__name__}: {err}"
-    if isinstance(err, PymemError):
-        assert isinstance(err, exc_class)
-    for needle in needles:
-        assert needle in str(err), f"{needle!r} not in {str(err)!r}"
-    assert (count(conn), version_count(conn)) == before
-    return err
-
-
-@pytest.fixture
-def sql(conn: psycopg.Connection) -> psycopg.Connection:
-    register_vector(conn)
-    return conn
 
 
 @pytest.fixture

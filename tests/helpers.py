@@ -1,0 +1,58 @@
+"""What many test modules need, defined once: refusals that write nothing, a memory's row,
+row counts. Fixtures live in conftest.py (``sql``, ``conn``, ``store``, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+from pymem.errors import PymemError
+
+
+def count(conn: psycopg.Connection, user_id: str | None = None) -> int:
+    """Rows of pymem.memories (of one user)."""
+    if user_id is None:
+        return conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+    return conn.execute(
+        "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (user_id,)
+    ).fetchone()[0]
+
+
+def version_count(conn: psycopg.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0]
+
+
+def refused(
+    conn: psycopg.Connection,
+    exc_class: type[BaseException],
+    code: str,
+    call: Callable[[], object],
+    *needles: str,
+    match: str | None = None,
+) -> BaseException:
+    """``call()`` raises ``exc_class`` with SQLSTATE ``code`` (each needle in its message,
+    ``match`` a regex of it) and leaves the memories and their history as they were. The
+    call runs in a savepoint, so the test's transaction goes on after it."""
+    before = (count(conn), version_count(conn))
+    with pytest.raises(exc_class, match=match) as info, conn.transaction():
+        call()
+    err = info.value
+    assert err.sqlstate == code, f"{type(err).__name__}: {err}"
+    if isinstance(err, PymemError):
+        assert isinstance(err, exc_class)
+    for needle in needles:
+        assert needle in str(err), f"{needle!r} not in {str(err)!r}"
+    assert (count(conn), version_count(conn)) == before
+    return err
+
+
+def memory(conn: psycopg.Connection, memory_id) -> dict:
+    """A memory's whole row, as a dict."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT * FROM pymem.memories WHERE id = %s", (memory_id,))
+        row = cur.fetchone()
+    assert row is not None, f"memory {memory_id} not found"
+    return row
