@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -284,6 +285,33 @@ def test_targets_judged_only_at_the_size_stated():
         targets.Measured("upsert_median_ms", 0.7)
     # each target once: no two state a limit for the same figure at the same size
     assert len({(t.figure, t.at) for t in targets.TARGETS}) == len(targets.TARGETS)
+
+
+def _section(path: Path, title: str) -> str:
+    """The text under the heading ``title`` of a Markdown file, up to the next heading of
+    its level or above (backticks in the heading do not count)."""
+    text = path.read_text(encoding="utf-8")
+    headings = list(re.finditer(r"^(#+) (.*)$", text, re.M))
+    for i, h in enumerate(headings):
+        if h.group(2).replace("`", "") == title:
+            level = len(h.group(1))
+            ends = [n.start() for n in headings[i + 1 :] if len(n.group(1)) <= level]
+            return text[h.end() : ends[0] if ends else len(text)]
+    raise AssertionError(f"{path.name} has no heading {title!r}")
+
+
+def test_every_target_cites_the_words_that_state_it():
+    """A target's source names the file, the section and the words that state it there:
+    moving the text (the README's benchmarks went to docs/benchmarks.md) moves the
+    citation."""
+    root = Path(__file__).resolve().parent.parent
+    for t in targets.TARGETS:
+        for citation in t.source.split("; "):
+            path, section = citation.split(", ")[:2]
+            section = section.split(" (")[0]
+            words = re.search(r"\(([^()]*)\)$", citation).group(1)
+            body = " ".join(_section(root / path, section).split())
+            assert words in body, f"{t.figure}: {citation!r}: the words are not there"
 
 
 def _check_plot(summary) -> None:

@@ -31,7 +31,9 @@ class Target:
     # "ms", "s": absolute; "share": a fraction
     kind: str
     at: int | None  # the memories per user it is stated for; None: every size measured
-    source: str  # where README.md (or a doc it points to) states it
+    # where the detail states it (README.md has the headline): "FILE, SECTION, ... (WORDS)",
+    # several joined by "; "; WORDS stand in that section of FILE (tests/test_bench_all.py)
+    source: str
 
     @property
     def text(self) -> str:
@@ -54,7 +56,7 @@ class Target:
         return base + self.limit  # "over"
 
 
-_READ_TARGETS = "README.md, Benchmarks, 'Targets:' after the read path"
+_READ_TARGETS = "docs/benchmarks.md, Read path and decay, 'Targets:'"
 TARGETS: tuple[Target, ...] = (
     Target(
         "batch_over_floor",
@@ -64,8 +66,8 @@ TARGETS: tuple[Target, ...] = (
         1.3,
         "ratio",
         None,
-        "README.md, Benchmarks, 'also measured': upsert_memories, 100 facts (target 1.3x);"
-        " docs/sql-api.md, upsert_memories (within 1.3x of its floor)",
+        "docs/benchmarks.md, Write path, 'also measured': upsert_memories, 100 facts"
+        " (target 1.3x); docs/sql-api.md, upsert_memory_arrays (within 1.3x of its floor)",
     ),
     Target(
         "import_over_insert",
@@ -75,7 +77,7 @@ TARGETS: tuple[Target, ...] = (
         1.0,
         "ratio",
         None,
-        "README.md, Benchmarks, 'also measured': pymem import (target >= 1x)",
+        "docs/benchmarks.md, Write path, 'also measured': pymem import (target >= 1x)",
     ),
     Target(
         "recall_over_bare",
@@ -115,7 +117,7 @@ TARGETS: tuple[Target, ...] = (
         30.0,
         "s",
         None,
-        _READ_TARGETS + " (apply_decay under 30 s, 1,000,000 rows)",
+        _READ_TARGETS + " (apply_decay under 30 s)",
     ),
     Target(
         "consolidation_speedup",
@@ -125,7 +127,7 @@ TARGETS: tuple[Target, ...] = (
         20.0,
         "speedup",
         10_000,
-        "README.md, Benchmarks, Consolidation candidates (Target >= 20x at 10k)",
+        "docs/benchmarks.md, Consolidation candidates (Target >= 20x at 10k)",
     ),
     Target(
         "consolidation_pair_share",
@@ -135,7 +137,7 @@ TARGETS: tuple[Target, ...] = (
         0.95,
         "share",
         10_000,
-        "README.md, Benchmarks, Consolidation candidates (with >= 95% of the pairs)",
+        "docs/benchmarks.md, Consolidation candidates (with >= 95% of the pairs)",
     ),
     Target(
         "partitions_recall_over_floor",
@@ -145,7 +147,7 @@ TARGETS: tuple[Target, ...] = (
         1.3,
         "ratio",
         None,
-        "docs/scaling.md, Partitioning (missing the 1.3x target)",
+        "docs/scaling.md, Hash partitions on one server (missing the 1.3x target)",
     ),
     Target(
         "partitions_upsert_over_floor",
@@ -155,7 +157,7 @@ TARGETS: tuple[Target, ...] = (
         0.2,
         "over",
         None,
-        "docs/scaling.md, Partitioning (against a target of + 0.2 ms)",
+        "docs/scaling.md, Hash partitions on one server (against a target of + 0.2 ms)",
     ),
 )
 FIGURES = frozenset(t.figure for t in TARGETS)
