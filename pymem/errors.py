@@ -108,9 +108,17 @@ class NoPendingReview(PymemError):
 
 
 class InvalidDecision(PymemError):
-    """resolve_review: the decision is not keep_both, supersede or duplicate."""
+    """resolve_review: the decision is not keep_both, supersede, duplicate or (for a
+    related pair) conflict."""
 
     sqlstate = "PM016"
+
+
+class ReviewClaimed(PymemError):
+    """resolve_review: another reviewer holds the review (``claim_reviews``) and its claim
+    has not run out."""
+
+    sqlstate = "PM017"
 
 
 class InvalidFactKey(PymemError):

@@ -116,6 +116,46 @@ class Review:
 
 
 @dataclass(frozen=True)
+class ClaimedReview:
+    """A row of ``pymem.claim_reviews`` (the type ``pymem.claimed_review``): a related pair a
+    reviewer holds until ``claimed_until``, with what a judge's prompt needs of both
+    memories: ``content`` is the newer one (the memory the write returned), ``matched_*``
+    its older neighbour."""
+
+    review_id: UUID
+    user_id: str
+    cause: str
+    memory_id: UUID
+    matched_id: UUID
+    similarity: float | None
+    queued_at: datetime
+    attempts: int
+    claimed_until: datetime
+    content: str
+    kind: str
+    topic: str | None
+    created_at: datetime
+    updated_at: datetime
+    matched_content: str
+    matched_kind: str
+    matched_topic: str | None
+    matched_created_at: datetime
+    matched_updated_at: datetime
+
+
+@dataclass(frozen=True)
+class UnparkedReview:
+    """A row of ``pymem.unpark_reviews``: a parked review put back, as it was."""
+
+    review_id: UUID
+    memory_id: UUID | None
+    matched_id: UUID | None
+    attempts: int
+    last_error: str | None
+    parked_at: datetime
+
+
+@dataclass(frozen=True)
 class StoredMemory:
     """A row of ``pymem.get_memories``: a live memory as it is."""
 
@@ -196,6 +236,7 @@ class Settings:
     contact_profile_due_count: int
     consolidation_group_size: int
     consolidation_similarity: float
+    review_max_attempts: int
 
 
 # -- facts ----------------------------------------------------------------
@@ -1049,6 +1090,54 @@ class MemoryStore(_StoreCore):
             user_id=user_id,
         )
 
+    # -- review claims (reviewers: pymem.review, docs/review-worker.md) ---------
+
+    @_sql
+    def claim_reviews(
+        self, user_id: str | None, worker: str, k: int = 10, *, lease: float = 600.0
+    ) -> list[ClaimedReview]:
+        """``pymem.claim_reviews``: up to ``k`` open related reviews of the user (None: of
+        every user the store's role sees) held by ``worker`` for ``lease`` seconds; no
+        other reviewer gets them meanwhile."""
+        return _Call(
+            "SELECT * FROM pymem.claim_reviews(%s, %s, %s, lease => %s)",
+            (user_id, worker, k, lease),
+            ClaimedReview,
+            user_id=user_id,
+        )
+
+    @_sql
+    def release_review(
+        self,
+        user_id: str,
+        review_id: UUID | str,
+        worker: str,
+        error: str | None = None,
+        *,
+        retry_after: float = 0.0,
+    ) -> str:
+        """``pymem.release_review``: give back a claimed review; with an ``error``, one more
+        failed attempt (claimable after ``retry_after`` seconds, or parked at the limit).
+        Returns released, retry, parked or not held."""
+        return _Call(
+            "SELECT pymem.release_review(%s, %s::uuid, %s, %s, retry_after => %s)",
+            (user_id, str(review_id), worker, error, retry_after),
+            user_id=user_id,
+        )
+
+    @_sql
+    def unpark_reviews(
+        self, user_id: str, review_ids: Sequence[UUID | str] | None = None
+    ) -> list[UnparkedReview]:
+        """``pymem.unpark_reviews``: parked reviews (of ``review_ids``, or all) back in the
+        queue with no attempts; each as it was."""
+        return _Call(
+            "SELECT * FROM pymem.unpark_reviews(%s, %s::uuid[])",
+            (user_id, _ids(review_ids, "review_ids")),
+            UnparkedReview,
+            user_id=user_id,
+        )
+
     # -- bulk import ---------------------------------------------------------
 
     @_sql
@@ -1098,11 +1187,31 @@ class MemoryStore(_StoreCore):
         return _Call("SELECT * FROM pymem.pending_reviews(%s)", (user_id,), Review, user_id=user_id)
 
     @_sql
-    def resolve_review(self, user_id: str, memory_id: UUID | str, decision: str) -> UUID:
-        """``pymem.resolve_review``: keep_both, supersede or duplicate; the survivor's id."""
+    def resolve_review(
+        self,
+        user_id: str,
+        memory_id: UUID | str,
+        decision: str,
+        *,
+        reason: str | None = None,
+        claimed_by: str | None = None,
+        review_id: UUID | str | None = None,
+    ) -> UUID:
+        """``pymem.resolve_review``: keep_both, supersede, duplicate or conflict (a related
+        pair flagged as a contradiction); the survivor's id. ``reason`` goes into the review
+        and the history; ``claimed_by`` is the reviewer deciding (PM017 when another holds
+        the review); ``review_id`` picks one of the memory's open reviews."""
         return _Call(
-            "SELECT pymem.resolve_review(%s, %s::uuid, %s)",
-            (user_id, str(memory_id), decision),
+            "SELECT pymem.resolve_review(%s, %s::uuid, %s, reason => %s, claimed_by => %s,"
+            " review_id => %s::uuid)",
+            (
+                user_id,
+                str(memory_id),
+                decision,
+                reason,
+                claimed_by,
+                None if review_id is None else str(review_id),
+            ),
             user_id=user_id,
         )
 

@@ -35,14 +35,26 @@ END;
 $$;
 
 -- Settles the open review of a memory (the one a write returned, or the
--- first of a flagged pair): keep_both closes it; supersede gives the
--- older memory (matched_id) the newer one's content in place and retires
--- the newer row; duplicate retires the newer row and reinforces the
--- older. Returns the surviving memory. Retiring is a soft delete, recorded
--- in memory_versions: pymem.undo brings either side back. Other open
--- reviews of the retired memory move to the survivor.
+-- first of a flagged pair; review_id names one when the memory has
+-- several): keep_both closes it; supersede gives the older memory
+-- (matched_id) the newer one's content in place and retires the newer
+-- row; duplicate retires the newer row and reinforces the older; conflict
+-- (a related pair only) flags the pair as a contradiction (flag_conflict,
+-- the reason as its note) and closes the related review, both memories
+-- staying. Returns the surviving memory. Retiring is a soft delete,
+-- recorded in memory_versions: pymem.undo brings either side back. Other
+-- open reviews of the retired memory move to the survivor. The reason is
+-- kept on the review and in the history of every memory the decision
+-- changes; claimed_by is the reviewer deciding (sql/27_review_claims.sql):
+-- a review claimed by another reviewer whose claim has not run out is
+-- refused (PM017), whoever asks.
 CREATE OR REPLACE FUNCTION pymem.resolve_review(
-    user_id text, memory_id uuid, decision text
+    user_id text,
+    memory_id uuid,
+    decision text,
+    reason text DEFAULT NULL,
+    claimed_by text DEFAULT NULL,
+    review_id uuid DEFAULT NULL
 )
 RETURNS uuid
 LANGUAGE plpgsql
@@ -54,32 +66,64 @@ DECLARE
     v_newer pymem.memories;
     v_item pymem.memory_item;
     v_survivor uuid;
+    v_reason text := nullif(btrim(reason, E' \t\r\n\f\v\u00a0\u3000'), '');
+    -- the reason as the history records it after the decision's own words
+    v_because text;
 BEGIN
     PERFORM pymem._check_user(user_id);
-    IF decision IS NULL OR decision NOT IN ('keep_both', 'supersede', 'duplicate') THEN
-        RAISE EXCEPTION 'decision must be keep_both, supersede or duplicate, got %',
+    IF decision IS NULL OR decision NOT IN ('keep_both', 'supersede', 'duplicate', 'conflict') THEN
+        RAISE EXCEPTION 'decision must be keep_both, supersede, duplicate or conflict, got %',
             coalesce(quote_literal(decision), 'NULL')
             USING ERRCODE = 'PM016';
     END IF;
+    IF v_reason IS NOT NULL THEN
+        PERFORM pymem._check_content(v_reason, (pymem._settings()).max_content_chars, 'reason');
+    END IF;
+    IF claimed_by IS NOT NULL THEN
+        PERFORM pymem._check_worker(claimed_by, 'claimed_by');
+    END IF;
+    v_because := coalesce('; reason: ' || v_reason, '');
     PERFORM pymem._lock_user(user_id);
     SELECT r.* INTO v_review
     FROM pymem.reviews AS r
     WHERE r.user_id = resolve_review.user_id
-        AND r.memory_id = resolve_review.memory_id
+        AND (
+            r.id = resolve_review.review_id
+            OR (resolve_review.review_id IS NULL AND r.memory_id = resolve_review.memory_id)
+        )
         AND r.resolved_at IS NULL
         AND r.cause <> 'fact'
     ORDER BY r.created_at
     LIMIT 1
     FOR UPDATE;
     IF NOT found THEN
-        RAISE EXCEPTION 'memory % has no open review for user %', memory_id, quote_literal(user_id)
+        RAISE EXCEPTION 'memory % has no open review% for user %', memory_id,
+            coalesce(' ' || review_id, ''), quote_literal(user_id)
             USING ERRCODE = 'PM015',
                 HINT = 'pymem.pending_reviews(user_id) lists the open ones.';
     END IF;
+    IF v_review.memory_id IS DISTINCT FROM memory_id THEN
+        -- another decision retired memory_id and moved this review to its survivor
+        RAISE EXCEPTION 'review % concerns memory % now, not %: its pair changed',
+            v_review.id, v_review.memory_id, memory_id
+            USING ERRCODE = 'PM015',
+                HINT = 'Read the pair again (pending_reviews) and decide it anew.';
+    END IF;
+    PERFORM pymem._check_claim(
+        v_review.id, v_review.claimed_by, v_review.claimed_until, claimed_by
+    );
+    IF decision = 'conflict' AND v_review.cause <> 'related' THEN
+        RAISE EXCEPTION 'a % review is settled with keep_both, supersede or duplicate, '
+            'not conflict', v_review.cause
+            USING ERRCODE = 'PM016';
+    END IF;
 
-    v_survivor := CASE WHEN decision = 'keep_both' THEN v_review.memory_id
+    v_survivor := CASE WHEN decision IN ('keep_both', 'conflict') THEN v_review.memory_id
         ELSE v_review.matched_id END;
-    IF decision <> 'keep_both' THEN
+    IF decision = 'conflict' THEN
+        -- both stay; the contradiction waits for the user (pending_conflicts)
+        PERFORM pymem.flag_conflict(user_id, v_review.memory_id, v_review.matched_id, v_reason);
+    ELSIF decision <> 'keep_both' THEN
         -- both must still be live: a deleted or consolidated memory is no
         -- longer the fact the pair was about
         SELECT m.* INTO v_newer FROM pymem.memories AS m
@@ -96,7 +140,7 @@ BEGIN
         END IF;
         IF decision = 'supersede' THEN
             PERFORM pymem._set_change_reason(format(
-                'review: superseded by %s', v_review.memory_id
+                'review: superseded by %s%s', v_review.memory_id, v_because
             ));
             -- the newer memory as the item that supersedes, field by field
             v_item.content := v_newer.content;
@@ -114,7 +158,7 @@ BEGIN
             PERFORM pymem._supersede(user_id, v_review.matched_id, v_item);
         ELSE
             PERFORM pymem._set_change_reason(format(
-                'review: duplicate %s merged', v_review.memory_id
+                'review: duplicate %s merged%s', v_review.memory_id, v_because
             ));
             PERFORM pymem._reinforce(
                 user_id, ARRAY[v_review.matched_id], true, v_newer.importance,
@@ -131,7 +175,7 @@ BEGIN
         DELETE FROM pymem.contact_links AS l
         WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id;
         PERFORM pymem._set_change_reason(format(
-            'review: %s, merged into %s', decision, v_review.matched_id
+            'review: %s, merged into %s%s', decision, v_review.matched_id, v_because
         ));
         UPDATE pymem.memories AS m
         SET deleted_at = now()
@@ -141,7 +185,8 @@ BEGIN
         -- one that would pair the survivor with itself, or repeat an open
         -- review, has nothing left to decide
         UPDATE pymem.reviews AS r
-        SET resolved_at = now(), decision = 'obsolete', resolved_id = v_survivor
+        SET resolved_at = now(), decision = 'obsolete', resolved_id = v_survivor,
+            claimed_by = NULL, claimed_until = NULL
         WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
             AND r.id <> v_review.id
             AND v_review.memory_id IN (r.memory_id, r.matched_id)
@@ -179,7 +224,9 @@ BEGIN
             AND v_review.memory_id IN (r.memory_id, r.matched_id);
     END IF;
     UPDATE pymem.reviews AS r
-    SET resolved_at = now(), decision = resolve_review.decision, resolved_id = v_survivor
+    SET resolved_at = now(), decision = resolve_review.decision, resolved_id = v_survivor,
+        reason = v_reason, decided_by = resolve_review.claimed_by,
+        claimed_by = NULL, claimed_until = NULL, retry_at = NULL
     WHERE r.user_id = resolve_review.user_id AND r.id = v_review.id;
     RETURN v_survivor;
 END;
