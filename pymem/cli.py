@@ -447,6 +447,170 @@ def cmd_reviews(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- the review loop ------------------------------------------------------------
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    import os
+
+    from pymem.review import ReviewCounts, ReviewOutcome, ReviewWorker
+
+    if args.user is not None and not args.user.strip():
+        print("pymem review: --user must name a user (without it: every user)", file=sys.stderr)
+        return 2
+    if args.unpark:
+        if args.user is None:
+            print("pymem review: --unpark needs --user", file=sys.stderr)
+            return 2
+        with _store(args) as store:
+            back = store.unpark_reviews(args.user)
+        for r in back:
+            print(f"unparked {r.review_id} ({r.attempts} attempts): {r.last_error or ''}")
+        print(f"{len(back)} parked reviews back in the queue")
+        return 0
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    model = args.model or os.environ.get("PYMEM_JUDGE_MODEL")
+    if not base_url or not model:
+        print(
+            "pymem review: --base-url and --model are required (or OPENAI_BASE_URL and "
+            "PYMEM_JUDGE_MODEL)",
+            file=sys.stderr,
+        )
+        return 2
+    from pymem.judge import OpenAIJudge
+
+    try:
+        judge = OpenAIJudge(
+            base_url,
+            model,
+            api_key_env=args.api_key_env,
+            timeout=args.timeout,
+            auth_header=args.auth_header,
+        )
+    except (ValueError, ImportError) as exc:  # a bad URL; no httpx (pymem[llm])
+        print(f"pymem review: {exc}", file=sys.stderr)
+        return 2
+    live = sys.stderr.isatty()
+    seen = ReviewCounts()
+
+    def outcome(o: ReviewOutcome) -> None:
+        r = o.review
+        where = f"{r.memory_id} vs {r.matched_id}" + ("" if args.user else f" ({r.user_id})")
+        if o.state in ("decided", "judged"):
+            verb = "would " if o.state == "judged" else ""
+            print(f"{verb}{o.verdict.decision:<9} {where}: {o.verdict.reason}", flush=True)
+            return
+        if live:
+            sys.stderr.write("\n")
+        if o.state == "taken":
+            print(f"pymem review: review {r.review_id} {o.error}", file=sys.stderr)
+        elif o.state == "parked":
+            print(
+                f"pymem review: review {r.review_id} parked after {o.attempts} failed attempts "
+                f"(pymem review --user {r.user_id} --unpark puts it back): {o.error}",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"pymem review: review {r.review_id} failed (attempt {o.attempts}, retried in "
+                f"{o.retry_after:g} s): {o.error}",
+                file=sys.stderr,
+            )
+
+    def progress(counts: ReviewCounts) -> None:
+        nonlocal seen
+        seen += counts
+        if counts.claimed:
+            # on a terminal one line, rewritten; in a log a line a batch
+            line = f"{seen.claimed} claimed: {seen.line()}"
+            sys.stderr.write(f"\r{line}" if live else f"{line}\n")
+            sys.stderr.flush()
+
+    with _store(args) as store:
+        worker = ReviewWorker(
+            store,
+            judge,
+            user_id=args.user,
+            batch=args.batch,
+            lease=args.lease,
+            poll_interval=args.poll,
+            retry_after=args.retry_after,
+            dry_run=args.dry_run,
+            on_outcome=outcome,
+            on_batch=progress,
+        )
+        try:
+            if args.once or args.dry_run:
+                worker.drain()
+            else:
+                worker.run_forever()
+        except KeyboardInterrupt:
+            # the claims in hand went back to the queue as they were
+            print("\npymem review: interrupted", file=sys.stderr)
+            return 130
+        finally:
+            judge.close()
+            if live and seen.claimed:
+                sys.stderr.write("\n")
+    totals = worker.totals
+    done = "judged (dry run, nothing applied)" if args.dry_run else "reviewed"
+    print(f"{done} {totals.claimed}: {totals.line()}")
+    return 1 if totals.failed else 0
+
+
+def _add_review_parser(sub) -> None:
+    p = sub.add_parser(
+        "review",
+        help="decide queued pairs with an LLM on an OpenAI-compatible endpoint",
+        description="Consume the review queue: claim related pairs (two reviewers never "
+        "decide one), ask the judge at --base-url, apply its decision with its reason; "
+        "LISTEN on pymem_events and poll, until Ctrl-C, or drain once with --once. A "
+        "failed answer leaves the review queued with its error, parked after "
+        "settings.review_max_attempts. Exit 0; 1 when a judgement failed; 2 on an error "
+        "(docs/review-worker.md).",
+    )
+    p.add_argument("--user", help="one user's reviews (default: every user of the store)")
+    p.add_argument("--once", action="store_true", help="drain the queue, then exit")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the judge's decisions, apply nothing (drains once; the claims go back)",
+    )
+    p.add_argument(
+        "--unpark", action="store_true", help="put --user's parked reviews back in the queue"
+    )
+    p.add_argument("--base-url", help="the API root, e.g. http://localhost:11434/v1 "
+                   "(default: OPENAI_BASE_URL)")  # fmt: skip
+    p.add_argument("--model", help="the model (or Azure deployment; default: PYMEM_JUDGE_MODEL)")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the key (default OPENAI_API_KEY; unset: no key)",
+    )
+    p.add_argument(
+        "--auth-header",
+        default="Authorization",
+        help="the key's header: Authorization (Bearer, default) or api-key (Azure)",
+    )
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
+    p.add_argument("--batch", type=int, default=5, help="reviews claimed at a time (5)")
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=600.0,
+        help="seconds a claim lasts (600: must cover a batch's judge calls)",
+    )
+    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (5)")
+    p.add_argument(
+        "--retry-after",
+        type=float,
+        default=5.0,
+        help="seconds before a failed review is tried again, doubling per attempt (5)",
+    )
+    p.set_defaults(func=cmd_review)
+
+
 # -- facts ----------------------------------------------------------------
 
 
@@ -850,6 +1014,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep_both, supersede or duplicate",
     )
     p.set_defaults(func=cmd_reviews)
+
+    _add_review_parser(sub)
 
     _add_facts_parser(sub)
 

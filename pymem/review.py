@@ -1,0 +1,496 @@
+"""Reviewers: the consumer of the review queue that pymem ships (docs/review-worker.md).
+
+The write path queues every pair it cannot decide (``pending_reviews``, cause
+``related``). A :class:`ReviewWorker` (or :class:`AsyncReviewWorker`) claims them
+(``claim_reviews``: two workers never hold one review, and a crashed worker's claim
+runs out), asks a judge, and applies the answer with ``resolve_review`` (a
+``conflict`` answer flags the pair in the same call), the judge's reason recorded
+on the review and in the history. A failed judgement (a malformed answer, an error,
+a timeout) is given back with its error (``release_review``): retried later, and
+parked after ``settings.review_max_attempts`` failures, never decided by default.
+
+A judge is any callable taking a :class:`~pymem.store.ClaimedReview` and returning a
+:class:`Verdict`, a ``(decision, reason)`` pair or a mapping with both keys (the async
+worker also takes an ``async def``); :class:`pymem.judge.OpenAIJudge` asks an
+OpenAI-compatible chat completions endpoint.
+
+Both workers run one core of pure logic (:class:`_Reviewer`): generators that yield
+each step they need (a store call, the judge, a wait for a notification) as a
+callable; ReviewWorker calls them, AsyncReviewWorker awaits what they return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import os
+import secrets
+import socket
+import threading
+import time
+import types
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from uuid import UUID
+
+from pymem.errors import PymemError, ReviewClaimed
+from pymem.store import AsyncMemoryStore, ClaimedReview, MemoryStore
+
+DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")
+# the longest reason kept (also at most settings.max_content_chars)
+REASON_CHARS = 1000
+CHANNEL = "pymem_events"
+
+_T = TypeVar("_T")
+_Steps = Generator[Callable[[], Any], Any, _T]
+
+
+class JudgeError(Exception):
+    """The judge gave no usable answer (an HTTP error, a timeout, a refused request); the
+    review is given back with this message as its error."""
+
+
+class MalformedVerdict(JudgeError):
+    """The judge answered, but not with a verdict: not a JSON object, an unknown decision,
+    a missing or empty field."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's answer: one of :data:`DECISIONS` and why."""
+
+    decision: str
+    reason: str
+
+
+def verdict(answer: Any) -> Verdict:
+    """A judge's answer as a :class:`Verdict`: a Verdict, a ``(decision, reason)`` pair or a
+    mapping holding both; anything else, an unknown decision or an empty reason is
+    :class:`MalformedVerdict`."""
+    if isinstance(answer, Verdict):
+        decision, reason = answer.decision, answer.reason
+    elif isinstance(answer, Mapping):
+        missing = [key for key in ("decision", "reason") if key not in answer]
+        if missing:
+            raise MalformedVerdict(f"the answer has no {' and no '.join(missing)}: {answer!r:.200}")
+        decision, reason = answer["decision"], answer["reason"]
+    elif isinstance(answer, tuple | list) and len(answer) == 2:
+        decision, reason = answer
+    else:
+        raise MalformedVerdict(
+            f"a judge returns a Verdict, a (decision, reason) pair or a mapping, got "
+            f"{type(answer).__name__}: {answer!r:.200}"
+        )
+    if decision not in DECISIONS:
+        raise MalformedVerdict(
+            f"decision must be one of {', '.join(DECISIONS)}, got {decision!r:.100}"
+        )
+    if not isinstance(reason, str) or not reason.strip():
+        raise MalformedVerdict(f"reason must be a non-empty string, got {reason!r:.100}")
+    return Verdict(decision, reason.strip())
+
+
+@dataclass
+class ReviewCounts:
+    """What a run did: reviews claimed, decided (by decision; in a dry run, what would have
+    been decided), failed (given back with an error) and parked among them, taken (another
+    reviewer held the review by the time the decision came: applied by nobody here), and
+    the judge's calls."""
+
+    claimed: int = 0
+    decided: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    parked: int = 0
+    taken: int = 0
+    judge_calls: int = 0
+
+    def __iadd__(self, other: ReviewCounts) -> ReviewCounts:
+        self.claimed += other.claimed
+        for decision, n in other.decided.items():
+            self.decided[decision] = self.decided.get(decision, 0) + n
+        self.failed += other.failed
+        self.parked += other.parked
+        self.taken += other.taken
+        self.judge_calls += other.judge_calls
+        return self
+
+    @property
+    def decided_total(self) -> int:
+        return sum(self.decided.values())
+
+    def line(self) -> str:
+        """One line of counts, as ``pymem review`` prints them."""
+        decided = ", ".join(f"{n} {d}" for d in DECISIONS if (n := self.decided.get(d)))
+        taken = f", {self.taken} taken by another reviewer" if self.taken else ""
+        return (
+            f"{self.decided_total} decided" + (f" ({decided})" if decided else "")
+            + f", {self.failed} failed, {self.parked} parked{taken}; "
+            f"{self.judge_calls} judge calls"
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What became of one claimed review, for a worker's ``on_outcome`` callback.
+
+    ``state``: ``decided`` (``survivor`` is the memory that stayed), ``judged`` (a dry
+    run: nothing applied), ``retry`` or ``parked`` (failed, ``error`` says why;
+    ``attempts`` counts the failures so far), ``taken`` (another reviewer holds it now)."""
+
+    review: ClaimedReview
+    state: str
+    verdict: Verdict | None = None
+    survivor: UUID | None = None
+    error: str | None = None
+    attempts: int = 0
+    retry_after: float = 0.0
+
+
+def default_worker_name() -> str:
+    """``host:pid:random``: what claims and decisions record of this reviewer."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) if isinstance(exc, JudgeError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+class _Reviewer:
+    """The logic both workers share, as steps (module docstring); no I/O of its own.
+
+    Each worker supplies ``_judged(review)`` (the judge's answer, or an awaitable of it),
+    ``_listen()``, ``_notifications(timeout)`` (payloads heard within ``timeout`` seconds,
+    or a sleep when nothing listens) and ``_unlisten()``."""
+
+    def __init__(
+        self,
+        store: MemoryStore | AsyncMemoryStore,
+        judge: Callable[[ClaimedReview], Any],
+        *,
+        user_id: str | None = None,
+        worker: str | None = None,
+        batch: int = 5,
+        lease: float = 600.0,
+        poll_interval: float = 5.0,
+        retry_after: float = 5.0,
+        max_retry_after: float = 300.0,
+        dry_run: bool = False,
+        listen_dsn: str | None = None,
+        on_outcome: Callable[[ReviewOutcome], None] | None = None,
+        on_batch: Callable[[ReviewCounts], None] | None = None,
+    ):
+        if user_id is not None and not (isinstance(user_id, str) and user_id.strip()):
+            # '' (an unset shell variable) is never "every user"
+            raise ValueError("user_id must be a non-empty string, or None for every user")
+        self.store = store
+        self.judge = judge
+        self.user_id = user_id
+        self.worker = worker or default_worker_name()
+        self.batch = batch
+        self.lease = lease
+        self.poll_interval = poll_interval
+        self.retry_after = retry_after
+        self.max_retry_after = max_retry_after
+        self.dry_run = dry_run
+        # LISTEN needs a connection of its own: from listen_dsn, or the DSN the store was
+        # opened from; a store on a connection or a pool without listen_dsn only polls
+        self.listen_dsn = listen_dsn or getattr(store, "_dsn", None)
+        self.on_outcome = on_outcome
+        self.on_batch = on_batch
+        self.totals = ReviewCounts()
+        self._stop = threading.Event()
+        self._reason_chars: int | None = None
+        self._held: dict[UUID, ClaimedReview] = {}  # claims a dry run keeps to its end
+
+    def stop(self) -> None:
+        """Ask ``run_forever`` (or a drain) to end after the review in hand; thread-safe."""
+        self._stop.set()
+
+    # -- the steps -------------------------------------------------------------------
+
+    def _run_once(self) -> _Steps[ReviewCounts]:
+        """One batch: claim up to ``batch`` reviews, judge and apply each."""
+        counts = ReviewCounts()
+        if self._reason_chars is None:
+            settings = yield self.store.get_settings
+            self._reason_chars = min(REASON_CHARS, settings.max_content_chars)
+        claims = yield functools.partial(
+            self.store.claim_reviews, self.user_id, self.worker, self.batch, lease=self.lease
+        )
+        counts.claimed = len(claims)
+        todo = list(claims)
+        try:
+            while todo and not self._stop.is_set():
+                yield from self._review(todo[0], counts)
+                todo.pop(0)
+        finally:
+            # stopped (stop(), Ctrl-C, a lost connection): the rest go back as they were
+            for review in todo:
+                yield from self._released(review)
+        self.totals += counts
+        if self.on_batch is not None:
+            self.on_batch(counts)
+        return counts
+
+    def _drain(self) -> _Steps[ReviewCounts]:
+        """Batches until nothing is left to claim; a dry run gives its claims back last."""
+        counts = ReviewCounts()
+        try:
+            while not self._stop.is_set():
+                done = yield from self._run_once()
+                counts += done
+                if not done.claimed:
+                    break
+        finally:
+            while self._held:
+                _, review = self._held.popitem()
+                yield from self._released(review)
+        return counts
+
+    def _review(self, review: ClaimedReview, counts: ReviewCounts) -> _Steps[None]:
+        counts.judge_calls += 1
+        try:
+            answer = yield functools.partial(self._judged, review)
+            found = verdict(answer)
+        except Exception as exc:  # any failure of the judge is the review's error
+            yield from self._failed(review, counts, f"judge: {_describe(exc)}")
+            return
+        counts.decided[found.decision] = counts.decided.get(found.decision, 0) + 1
+        if self.dry_run:
+            self._held[review.review_id] = review
+            self._outcome(ReviewOutcome(review, "judged", found))
+            return
+        try:
+            survivor = yield functools.partial(
+                self.store.resolve_review,
+                review.user_id,
+                review.memory_id,
+                found.decision,
+                reason=found.reason[: self._reason_chars],
+                claimed_by=self.worker,
+                review_id=review.review_id,
+            )
+        except ReviewClaimed as exc:
+            # our claim ran out and another reviewer holds the review: it decides
+            counts.decided[found.decision] -= 1
+            counts.taken += 1
+            self._outcome(ReviewOutcome(review, "taken", found, error=exc.one_line()))
+            return
+        except PymemError as exc:
+            if not (exc.sqlstate or "").startswith("PM"):
+                raise  # the store's trouble (a lost connection), not the review's
+            counts.decided[found.decision] -= 1
+            yield from self._failed(review, counts, f"{found.decision}: {exc.one_line()}")
+            return
+        self._outcome(ReviewOutcome(review, "decided", found, survivor=survivor))
+
+    def _failed(self, review: ClaimedReview, counts: ReviewCounts, error: str) -> _Steps[None]:
+        delay = min(self.retry_after * 2**review.attempts, self.max_retry_after)
+        state = yield functools.partial(
+            self.store.release_review,
+            review.user_id,
+            review.review_id,
+            self.worker,
+            error,
+            retry_after=delay,
+        )
+        counts.failed += 1
+        counts.parked += state == "parked"
+        self._outcome(
+            ReviewOutcome(
+                review, state, error=error, attempts=review.attempts + 1, retry_after=delay
+            )
+        )
+
+    def _released(self, review: ClaimedReview) -> _Steps[None]:
+        yield functools.partial(
+            self.store.release_review, review.user_id, review.review_id, self.worker
+        )
+
+    def _forever(self) -> _Steps[None]:
+        """Drain, then wait for a ``review_due`` (LISTEN) or the poll interval, until
+        :meth:`stop`. A lost connection is waited out: the store reconnects."""
+        if self.dry_run:
+            raise ValueError("a dry run judges the queue once: use drain(), not run_forever()")
+        from pymem.errors import ConnectionLost
+
+        yield self._listen
+        try:
+            while not self._stop.is_set():
+                try:
+                    yield from self._drain()
+                except ConnectionLost:
+                    if self._stop.is_set():
+                        raise
+                yield from self._idle()
+        finally:
+            yield self._unlisten
+
+    def _idle(self) -> _Steps[None]:
+        """Until a ``review_due`` of our users is heard, the poll interval passes, or stop."""
+        deadline = time.monotonic() + self.poll_interval
+        while not self._stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            # short slices: stop() is seen within a quarter of a second
+            heard = yield functools.partial(self._notifications, min(left, 0.25))
+            if any(self._due(payload) for payload in heard):
+                return
+
+    def _due(self, payload: str) -> bool:
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            return False  # anyone may NOTIFY on the channel: events are hints
+        return (
+            isinstance(event, dict)
+            and event.get("event") == "review_due"
+            and (self.user_id is None or event.get("user_id") == self.user_id)
+        )
+
+    def _outcome(self, outcome: ReviewOutcome) -> None:
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
+
+
+@types.coroutine
+def _driven(steps: _Steps[_T]) -> _Steps[_T]:
+    """Runs ``steps``: calls each and sends its result back, or throws its exception back
+    in; a result that is awaitable is awaited first (this generator is then awaited)."""
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            step = steps.send(value) if error is None else steps.throw(error)
+        except StopIteration as done:
+            return done.value
+        try:
+            value, error = step(), None
+            if inspect.isawaitable(value):
+                value = yield from value.__await__()
+        except BaseException as exc:  # thrown back in: the steps' own handlers decide
+            value, error = None, exc
+
+
+def _run(steps: _Steps[_T]) -> _T:
+    """``steps`` run to their end, as ReviewWorker runs them."""
+    try:
+        next(_driven(steps))
+    except StopIteration as done:
+        return done.value
+    raise TypeError("ReviewWorker got an awaitable: use AsyncReviewWorker with an async store")
+
+
+class ReviewWorker(_Reviewer):
+    """Consumes the review queue with a :class:`~pymem.MemoryStore` and a judge.
+
+    ``user_id``: one user's reviews; None: every user the store's role sees (as the
+    owner, the whole store; as ``pymem_app``, the user in ``pymem.user_id`` only).
+    ``batch`` reviews are claimed at a time for ``lease`` seconds (the lease must cover
+    the batch's judge calls); a failure is retried after ``retry_after`` seconds,
+    doubling per attempt up to ``max_retry_after``. ``dry_run``: judge, apply nothing.
+    ``on_outcome`` hears each review's :class:`ReviewOutcome`, ``on_batch`` each batch's
+    counts; ``totals`` adds up every run of the worker.
+    """
+
+    def __init__(self, store: MemoryStore, judge: Callable[[ClaimedReview], Any], **options):
+        if not isinstance(store, MemoryStore) or inspect.iscoroutinefunction(judge):
+            raise TypeError(
+                "ReviewWorker takes a MemoryStore and a plain callable; "
+                "AsyncReviewWorker takes an AsyncMemoryStore and an async judge"
+            )
+        super().__init__(store, judge, **options)
+
+    def run_once(self) -> ReviewCounts:
+        """One batch: claim, judge, apply; the counts."""
+        return _run(self._run_once())
+
+    def drain(self) -> ReviewCounts:
+        """Batches until no review is left to claim now (failed ones waiting for their
+        retry and parked ones stay queued); the counts."""
+        return _run(self._drain())
+
+    def run_forever(self) -> None:
+        """Drain; then wait for ``review_due`` on ``pymem_events`` (LISTEN, on a connection
+        of its own) or ``poll_interval`` seconds, whichever comes first; until
+        :meth:`stop` (from another thread or a signal handler)."""
+        _run(self._forever())
+
+    def _judged(self, review: ClaimedReview) -> Any:
+        return self.judge(review)
+
+    _listener: Any = None
+
+    def _listen(self) -> None:
+        if self.listen_dsn is None:
+            return
+        import psycopg
+
+        self._listener = psycopg.connect(self.listen_dsn, autocommit=True)
+        self._listener.execute(f"LISTEN {CHANNEL}")
+
+    def _notifications(self, timeout: float) -> list[str]:
+        if self._listener is None:
+            self._stop.wait(timeout)
+            return []
+        return [n.payload for n in self._listener.notifies(timeout=timeout, stop_after=1)]
+
+    def _unlisten(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+
+
+class AsyncReviewWorker(_Reviewer):
+    """:class:`ReviewWorker` for asyncio, on an :class:`~pymem.AsyncMemoryStore`: the same
+    options and counts. The judge may be an ``async def``; a plain callable runs in a
+    thread (``asyncio.to_thread``), so it never blocks the event loop."""
+
+    def __init__(self, store: AsyncMemoryStore, judge: Callable[[ClaimedReview], Any], **options):
+        if not isinstance(store, AsyncMemoryStore):
+            raise TypeError("AsyncReviewWorker takes an AsyncMemoryStore")
+        super().__init__(store, judge, **options)
+
+    async def run_once(self) -> ReviewCounts:
+        return await _driven(self._run_once())
+
+    async def drain(self) -> ReviewCounts:
+        return await _driven(self._drain())
+
+    async def run_forever(self) -> None:
+        await _driven(self._forever())
+
+    async def _judged(self, review: ClaimedReview) -> Any:
+        call = self.judge
+        # an async def, or an object whose __call__ is one (AsyncOpenAIJudge)
+        if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(type(call).__call__):
+            answer = call(review)
+        else:
+            answer = await asyncio.to_thread(call, review)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    _listener: Any = None
+
+    async def _listen(self) -> None:
+        if self.listen_dsn is None:
+            return
+        import psycopg
+
+        self._listener = await psycopg.AsyncConnection.connect(self.listen_dsn, autocommit=True)
+        await self._listener.execute(f"LISTEN {CHANNEL}")
+
+    async def _notifications(self, timeout: float) -> list[str]:
+        if self._listener is None:
+            await asyncio.sleep(timeout)
+            return []
+        return [n.payload async for n in self._listener.notifies(timeout=timeout, stop_after=1)]
+
+    async def _unlisten(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.close()

@@ -1,0 +1,520 @@
+"""The review loop, shipped: ReviewWorker, AsyncReviewWorker, OpenAIJudge and `pymem review`
+against a real local OpenAI-compatible server with scripted answers (tests/chat_server.py)
+and a real database: two workers at once, a worker killed mid-batch, malformed, failing and
+slow answers, LISTEN and polling, --dry-run and --once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+
+import psycopg
+import pytest
+
+from pymem import AsyncMemoryStore, MemoryStore
+from pymem.cli import main
+from pymem.judge import AsyncOpenAIJudge, OpenAIJudge, parse_chat_response
+from pymem.review import (
+    AsyncReviewWorker,
+    MalformedVerdict,
+    ReviewWorker,
+    Verdict,
+)
+from tests.chat_server import ChatServer, Reply, content, status, verdict
+from tests.conftest import at_cosine, unit
+
+BAND = 0.8  # between the test database's supersede (0.75) and dedup (0.92) thresholds
+SCRIPT = ("duplicate", "supersede", "keep_both", "conflict")
+_LETTERS = "bcdfghjklmnprstvz"
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(_LETTERS) + rng.choice("aeiou") for _ in range(4))
+
+
+def queue_pairs(dsn: str, users: list[str], per_user: int, seed: int = 7) -> dict[str, tuple]:
+    """``per_user`` related pairs for each user, each queued for review; the newer memory's
+    text -> (user, index, newer id, older id). No two texts share a word."""
+    rng = random.Random(seed)
+    pairs: dict[str, tuple] = {}
+    with MemoryStore(dsn) as store:
+        for user in users:
+            olds = [f"{_word(rng)} {_word(rng)} {_word(rng)}" for _ in range(per_user)]
+            news = [f"{_word(rng)} {_word(rng)} {_word(rng)}" for _ in range(per_user)]
+            old_rows = store.upsert_many(
+                user, [{"content": t, "embedding": unit(i)} for i, t in enumerate(olds)]
+            )
+            new_rows = store.upsert_many(
+                user,
+                [
+                    {"content": t, "embedding": at_cosine(BAND, base=i, other=256 + i)}
+                    for i, t in enumerate(news)
+                ],
+            )
+            for text, old, new in zip(news, old_rows, new_rows, strict=True):
+                assert (new.action, new.matched_id) == ("inserted", old.memory_id), new
+                pairs[text] = (user, len(pairs), new.memory_id, old.memory_id)
+    return pairs
+
+
+def scripted(pairs: dict[str, tuple]):
+    """The judge's answers: decision by the pair's index, a reason naming the pair."""
+
+    def script(request) -> Reply:
+        user, index, _, _ = pairs[request.newer]
+        return verdict(SCRIPT[index % 4], f"pair {index} of {user}")
+
+    return script
+
+
+def reviews(dsn: str) -> list[tuple]:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT memory_id, decision, reason, decided_by, claimed_by, attempts, last_error,"
+            " parked_at, resolved_at FROM pymem.reviews WHERE cause = 'related'"
+        ).fetchall()
+
+
+def test_two_workers_drain_200_reviews_and_none_is_decided_twice(fresh_dsn):
+    pairs = queue_pairs(fresh_dsn, ["ann", "bo", "cy", "di"], 50)
+    by_memory = {new: (user, index) for user, index, new, _ in pairs.values()}
+    with ChatServer(scripted(pairs)) as server:
+        start = threading.Barrier(2)
+        workers = []
+
+        def run(name: str) -> None:
+            with MemoryStore(fresh_dsn) as store, OpenAIJudge(server.url, "judge-1") as judge:
+                worker = ReviewWorker(store, judge, worker=name)
+                workers.append(worker)
+                start.wait()
+                worker.drain()
+
+        threads = [threading.Thread(target=run, args=(f"w{n}",)) for n in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    # the server heard each pair once: no review was judged twice
+    asked = Counter(r.newer for r in server.requests)
+    assert len(asked) == 200 and set(asked.values()) == {1}
+    rows = reviews(fresh_dsn)
+    assert len(rows) == 200
+    decided_by = Counter()
+    for memory_id, decision, reason, by, claimed, attempts, _, parked, resolved in rows:
+        user, index = by_memory[memory_id]
+        assert (decision, reason) == (SCRIPT[index % 4], f"pair {index} of {user}")
+        assert resolved is not None and parked is None and claimed is None and attempts == 0
+        decided_by[by] += 1
+    # each worker's counts are the decisions the database holds in its name
+    totals = {w.worker: w.totals for w in workers}
+    assert set(decided_by) == {"w1", "w2"}
+    for name, counts in totals.items():
+        assert counts.decided_total == counts.judge_calls == counts.claimed == decided_by[name]
+        assert counts.failed == counts.taken == 0
+    assert sum(c.judge_calls for c in totals.values()) == len(server.requests) == 200
+    with psycopg.connect(fresh_dsn) as conn:
+        # the history holds the judge's reason of every decision that changed a memory
+        history = conn.execute(
+            "SELECT reason FROM pymem.memory_versions WHERE reason LIKE 'review:%'"
+        ).fetchall()
+        # supersede: the older memory's text and the newer row's retirement; duplicate:
+        # the retirement (its reinforcement changes no content)
+        assert len(history) == 50 * 2 + 50
+        assert all("; reason: pair " in r for (r,) in history)
+        # a conflict answer flagged the pair, the reason as its note
+        conflicts = conn.execute(
+            "SELECT memory_id, note FROM pymem.reviews WHERE cause = 'conflict'"
+            " AND resolved_at IS NULL"
+        ).fetchall()
+    assert sorted(note for _, note in conflicts) == sorted(
+        f"pair {i} of {u}" for u, i, _, _ in pairs.values() if SCRIPT[i % 4] == "conflict"
+    )
+
+
+def _cli(dsn: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pymem.cli", "--dsn", dsn, "review", *args]
+
+
+def test_a_worker_killed_mid_batch_leaves_claims_that_run_out_and_another_finishes(fresh_dsn):
+    pairs = queue_pairs(fresh_dsn, ["ann"], 12)
+    held = threading.Event()
+    first = threading.Event()
+
+    def script(request) -> Reply:
+        if not first.is_set():  # the first worker's first call: held until it is killed
+            first.set()
+            return Reply(hold=held)
+        return scripted(pairs)(request)
+
+    with ChatServer(script) as server:
+        args = ["--once", "--base-url", server.url, "--model", "m", "--batch", "5"]
+        child = subprocess.Popen(
+            _cli(fresh_dsn, *args, "--lease", "1.5"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            assert first.wait(30), "the worker never asked the judge"
+            child.send_signal(signal.SIGKILL)
+            assert child.wait(10) == -signal.SIGKILL
+        finally:
+            held.set()
+        with psycopg.connect(fresh_dsn) as conn:
+            (dead,) = conn.execute(
+                "SELECT DISTINCT claimed_by FROM pymem.reviews WHERE claimed_by IS NOT NULL"
+            ).fetchone()
+            assert conn.execute(
+                "SELECT count(*) FROM pymem.reviews WHERE claimed_by IS NOT NULL"
+            ).fetchone() == (5,)
+        with MemoryStore(fresh_dsn) as store, OpenAIJudge(server.url, "m") as judge:
+            worker = ReviewWorker(store, judge, worker="second")
+            # the dead worker's 5 are held until their claim runs out: the others first
+            assert worker.drain().decided_total == 7
+            time.sleep(1.6)
+            again = worker.drain()
+    assert again.decided_total == 5 and again.failed == 0
+    rows = reviews(fresh_dsn)
+    assert all(r[8] is not None and r[3] == "second" for r in rows)
+    ran_out = [r for r in rows if r[5] == 1]
+    assert len(ran_out) == 5
+    assert all(r[6].startswith(f"the claim of reviewer {dead} ran out at ") for r in ran_out)
+
+
+def test_malformed_failing_and_slow_answers_stay_queued_then_park(fresh_dsn):
+    pairs = queue_pairs(fresh_dsn, ["ann"], 4)
+    texts = sorted(pairs, key=lambda t: pairs[t][1])
+    answers = {
+        texts[0]: content("I think they are the same."),
+        texts[1]: content('{"decision": "merge", "reason": "same"}'),
+        texts[2]: status(500, '{"error": "overloaded"}'),
+        texts[3]: verdict("keep_both", "late", delay=1.0),
+    }
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET review_max_attempts = 2")
+    with (
+        ChatServer(lambda r: answers[r.newer]) as server,
+        MemoryStore(fresh_dsn) as store,
+        OpenAIJudge(server.url, "m", timeout=0.3) as judge,
+    ):
+        # a failed review waits for its retry: a second drain asks nothing
+        waiting = ReviewWorker(store, judge, worker="a", retry_after=60)
+        first = waiting.drain()
+        assert (first.claimed, first.failed, first.parked, first.judge_calls) == (4, 4, 0, 4)
+        assert waiting.drain().judge_calls == 0
+        queued = {r.memory_id: r for r in store.pending_reviews("ann")}
+        assert len(queued) == 4  # nothing decided, nothing lost
+        error = {r[0]: r[6] for r in reviews(fresh_dsn)}
+        malformed, unknown, failing, slow = (error[pairs[t][2]] for t in texts)
+        assert malformed.startswith("judge: the answer is not JSON: 'I think")
+        assert unknown.startswith(
+            "judge: decision must be one of duplicate, supersede, keep_both, conflict, got 'merge'"
+        )
+        url = f"{server.url}/chat/completions"
+        assert failing == f'judge: HTTP 500 from {url}: {{"error": "overloaded"}}'
+        assert slow == f"judge: no answer from {url} within 0.3 s"
+        assert all(r[5] == 1 and r[7] is None for r in reviews(fresh_dsn))
+        # retried now: the second failure reaches the limit and parks each
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+            conn.execute("UPDATE pymem.reviews SET retry_at = now()")
+        second = ReviewWorker(store, judge, worker="b", retry_after=0).drain()
+        assert (second.claimed, second.failed, second.parked, second.judge_calls) == (4, 4, 4, 4)
+        assert all(r[5] == 2 and r[7] is not None and r[8] is None for r in reviews(fresh_dsn))
+        assert len(store.pending_reviews("ann")) == 4  # parked: still queued, never decided
+        assert ReviewWorker(store, judge, retry_after=0).drain().claimed == 0
+        # once the judge is fixed, unpark puts them back
+        answers.update({t: verdict("keep_both", "distinct") for t in texts})
+        back = store.unpark_reviews("ann")
+        assert sorted(b.attempts for b in back) == [2, 2, 2, 2]
+        assert ReviewWorker(store, judge).drain().decided == {"keep_both": 4}
+    assert all(r[1] == "keep_both" and r[8] is not None for r in reviews(fresh_dsn))
+
+
+def test_dry_run_prints_decisions_and_applies_nothing(fresh_dsn, capsys):
+    pairs = queue_pairs(fresh_dsn, ["ann"], 4)
+    with ChatServer(scripted(pairs)) as server:
+        args = ["--dsn", fresh_dsn, "review", "--user", "ann", "--dry-run"]
+        assert main([*args, "--base-url", server.url, "--model", "m"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    would = sorted(line.split()[1] for line in out[:-1])
+    assert would == sorted(SCRIPT) and all(line.startswith("would ") for line in out[:-1])
+    assert out[-1] == (
+        "judged (dry run, nothing applied) 4: 4 decided (1 duplicate, 1 supersede, 1 keep_both,"
+        " 1 conflict), 0 failed, 0 parked; 4 judge calls"
+    )
+    # nothing applied, nothing counted, and the claims went back
+    assert all(r[8] is None and r[4] is None and r[5] == 0 for r in reviews(fresh_dsn))
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone() == (0,)
+
+
+def test_once_drains_and_exits_with_a_progress_line_and_the_judge_calls(fresh_dsn, capsys):
+    pairs = queue_pairs(fresh_dsn, ["ann", "bo"], 3)
+    with ChatServer(scripted(pairs)) as server:
+        args = ["--dsn", fresh_dsn, "review", "--once", "--base-url", server.url, "--model", "m"]
+        assert main([*args, "--batch", "2"]) == 0
+        captured = capsys.readouterr()
+        # every user's reviews, each line naming the user
+        decided = captured.out.splitlines()[:-1]
+        assert len(decided) == 6 and all(" vs " in line for line in decided)
+        assert {line.split(" (", 1)[1].split(")")[0] for line in decided} == {"ann", "bo"}
+        assert captured.out.splitlines()[-1] == (
+            "reviewed 6: 6 decided (2 duplicate, 2 supersede, 1 keep_both, 1 conflict),"
+            " 0 failed, 0 parked; 6 judge calls"
+        )
+        # one progress line a batch (stderr is no terminal here), the last one counting all
+        progress = captured.err.strip().splitlines()
+        assert len(progress) == 3 and progress[-1].startswith("6 claimed: 6 decided")
+        assert main(args) == 0  # drained: nothing left, no judge call
+        assert capsys.readouterr().out.endswith(
+            "reviewed 0: 0 decided, 0 failed, 0 parked; 0 judge calls\n"
+        )
+
+
+def test_the_key_goes_in_the_header_and_never_into_an_error(fresh_dsn, capsys, monkeypatch):
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    key = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("MY_JUDGE_KEY", key)
+    monkeypatch.setenv("OPENAI_API_KEY", "not this one")
+
+    def script(request) -> Reply:  # a server that echoes the key it refuses
+        return status(401, f"invalid key {request.headers['Authorization']}")
+
+    with ChatServer(script) as server:
+        args = ["--dsn", fresh_dsn, "review", "--once", "--base-url", server.url]
+        code = main([*args, "--model", "m", "--api-key-env", "MY_JUDGE_KEY"])
+    assert server.requests[0].headers["Authorization"] == f"Bearer {key}"
+    captured = capsys.readouterr()
+    assert code == 1  # a judgement failed: the review stays queued
+    assert key not in captured.out + captured.err
+    assert "HTTP 401" in captured.err and "invalid key Bearer ***" in captured.err
+    assert "failed (attempt 1, retried in 5 s)" in captured.err
+
+
+def test_review_needs_a_server_and_a_model(fresh_dsn, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("PYMEM_JUDGE_MODEL", raising=False)
+    assert main(["--dsn", fresh_dsn, "review", "--once", "--model", "m"]) == 2
+    assert "--base-url and --model are required" in capsys.readouterr().err
+    assert (
+        main(["--dsn", fresh_dsn, "review", "--user", " ", "--base-url", "x", "--model", "m"]) == 2
+    )
+    assert "--user must name a user" in capsys.readouterr().err
+    assert (
+        main(["--dsn", fresh_dsn, "review", "--once", "--base-url", "ftp://x", "--model", "m"]) == 2
+    )
+    assert "base_url must be an http(s) URL" in capsys.readouterr().err
+
+
+def _until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _open_related(dsn: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM pymem.reviews WHERE cause = 'related' AND resolved_at IS NULL"
+        ).fetchone()[0]
+
+
+def _forever(dsn: str, server: ChatServer, **options):
+    """A worker in run_forever on a thread of its own, once it has drained the queue."""
+    drained = threading.Event()
+    store = MemoryStore(dsn)
+    judge = OpenAIJudge(server.url, "m")
+    worker = ReviewWorker(
+        store, judge, user_id="ann", on_batch=lambda c: c.claimed or drained.set(), **options
+    )
+    thread = threading.Thread(target=worker.run_forever)
+    thread.start()
+    assert drained.wait(10)
+
+    def stop() -> None:
+        worker.stop()
+        thread.join(10)
+        assert not thread.is_alive()
+        judge.close()
+        store.close()
+
+    return worker, stop
+
+
+def test_a_review_due_wakes_a_waiting_worker(fresh_dsn):
+    with ChatServer(lambda r: verdict("keep_both", "distinct")) as server:
+        worker, stop = _forever(fresh_dsn, server, poll_interval=60)
+        try:
+            queue_pairs(fresh_dsn, ["bo"], 1)  # another user's: heard, not woken for
+            queue_pairs(fresh_dsn, ["ann"], 1, seed=8)
+            # decided long before the next poll, by the notification alone
+            assert _until(lambda: _open_related(fresh_dsn) == 1, 5)
+        finally:
+            stop()
+    assert worker.totals.decided == {"keep_both": 1}
+    assert [r.newer for r in server.requests] != []
+
+
+def test_polling_finds_a_review_whose_notification_was_lost(fresh_dsn):
+    with ChatServer(lambda r: verdict("keep_both", "distinct")) as server:
+        worker, stop = _forever(fresh_dsn, server, poll_interval=0.3)
+        try:
+            with psycopg.connect(fresh_dsn) as conn:
+                store = MemoryStore(conn)
+                old = store.upsert("ann", "likes green tea", unit(0)).memory_id
+                new = store.upsert("ann", "enjoys oolong", at_cosine(BAND), on_related="insert")
+                # triggers off (as the owner): queued, and announced to nobody
+                conn.execute("SET session_replication_role = replica")
+                conn.execute(
+                    "INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity)"
+                    " VALUES ('ann', 'related', %s, %s, 0.8)",
+                    (new.memory_id, old),
+                )
+            assert _until(lambda: _open_related(fresh_dsn) == 0, 5)
+        finally:
+            stop()
+    assert worker.totals.decided == {"keep_both": 1}
+
+
+def test_the_async_worker_with_an_async_judge_and_a_plain_one(fresh_dsn):
+    pairs = queue_pairs(fresh_dsn, ["ann"], 6)
+    with ChatServer(scripted(pairs)) as server:
+
+        async def run():
+            async with AsyncMemoryStore(fresh_dsn) as store:
+                async with AsyncOpenAIJudge(server.url, "m") as judge:
+                    first = await AsyncReviewWorker(store, judge, batch=2).run_once()
+                seen = []
+
+                def plain(review):  # runs in a thread, not on the event loop
+                    seen.append(threading.current_thread() is threading.main_thread())
+                    return Verdict("keep_both", "plain")
+
+                async def coroutine(review):
+                    return ("keep_both", "async def")
+
+                second = await AsyncReviewWorker(store, plain, batch=2).run_once()
+                rest = await AsyncReviewWorker(store, coroutine).drain()
+                return first, second, rest, seen
+
+        first, second, rest, seen = asyncio.run(run())
+    assert (first.decided_total, second.decided_total, rest.decided_total) == (2, 2, 2)
+    assert seen == [False, False]
+    assert len(server.requests) == 2
+    reasons = Counter(r[2] for r in reviews(fresh_dsn))
+    assert reasons["plain"] == reasons["async def"] == 2
+
+
+def test_workers_refuse_the_other_kind_of_store_or_judge(fresh_dsn):
+    async def judge(review):
+        return ("keep_both", "x")
+
+    with MemoryStore(fresh_dsn) as store:
+        with pytest.raises(TypeError, match="plain callable"):
+            ReviewWorker(store, judge)
+        with pytest.raises(TypeError, match="AsyncMemoryStore"):
+            AsyncReviewWorker(store, judge)
+        with pytest.raises(ValueError, match="user_id"):
+            ReviewWorker(store, lambda r: None, user_id="")
+        with pytest.raises(ValueError, match="dry run"):
+            ReviewWorker(store, lambda r: None, dry_run=True).run_forever()
+
+
+def test_the_request_holds_both_memories_with_kind_topic_and_dates(fresh_dsn):
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann's dog is called Rex", unit(0), topic="pet:dog")
+        store.upsert("ann", "Ann walks her spaniel daily", at_cosine(BAND))
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE pymem.memories SET updated_at = created_at + interval '1 day'"
+            " WHERE topic = 'pet:dog'"
+        )
+    with (
+        ChatServer(lambda r: verdict("keep_both", "two facts")) as server,
+        MemoryStore(fresh_dsn) as store,
+        OpenAIJudge(server.url, "m", api_key="") as judge,
+    ):
+        assert ReviewWorker(store, judge).drain().decided == {"keep_both": 1}
+    (request,) = server.requests
+    body = request.body
+    assert body["model"] == "m" and body["temperature"] == 0
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert (
+        '{"decision": "duplicate" | "supersede" | "keep_both" | "conflict"'
+        in (body["messages"][0]["content"])
+    )
+    prompt = request.prompt
+    assert prompt.startswith("Older memory (kind fact, topic pet:dog, written 20")
+    assert "\nAnn's dog is called Rex\n\nNewer memory (kind fact, topic none, written " in prompt
+    assert "last changed" in prompt  # the kind was changed after it was written
+    assert prompt.endswith(
+        "Ann walks her spaniel daily\n\nSimilarity of their embeddings: 0.80 (1 is identical)."
+    )
+    assert "Authorization" not in request.headers  # no key: none sent
+
+
+def _response(text) -> dict:
+    return {"choices": [{"message": {"role": "assistant", "content": text}}]}
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"decision": "supersede", "reason": "moved"}', Verdict("supersede", "moved")),
+        ('```json\n{"decision": "conflict", "reason": " both "}\n```', Verdict("conflict", "both")),
+        ('{"decision": "keep_both", "reason": "x", "confidence": 0.9}', Verdict("keep_both", "x")),
+    ],
+)
+def test_the_answer_is_the_contracts_json_object(answer, expected):
+    assert parse_chat_response(_response(answer)) == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (_response("duplicate"), "not JSON"),
+        (_response('["duplicate", "same"]'), "not a JSON object"),
+        (_response('{"decision": "duplicate"}'), "has no reason"),
+        (_response('{"reason": "same"}'), "has no decision"),
+        (_response('{"decision": "Duplicate", "reason": "same"}'), "decision must be one of"),
+        (_response('{"decision": "duplicate", "reason": ""}'), "reason must be a non-empty"),
+        (_response('{"decision": "duplicate", "reason": 3}'), "reason must be a non-empty"),
+        (_response(None), "not text"),
+        ({"choices": []}, "no choices[0].message.content"),
+        ({"error": "x"}, "no choices[0].message.content"),
+    ],
+)
+def test_anything_else_is_malformed(body, message):
+    with pytest.raises(MalformedVerdict, match=message.replace("[", r"\[").replace(".", r"\.")):
+        parse_chat_response(body)
+
+
+def test_the_endpoint_keeps_the_bases_query_and_azures_header(monkeypatch):
+    monkeypatch.setenv("AZ_KEY", "k1")
+    judge = OpenAIJudge(
+        "https://res.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21",
+        "gpt",
+        api_key_env="AZ_KEY",
+        auth_header="api-key",
+    )
+    assert judge.url == (
+        "https://res.openai.azure.com/openai/deployments/gpt/chat/completions"
+        "?api-version=2024-10-21"
+    )
+    assert judge._headers["api-key"] == "k1" and "k1" not in repr(judge)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("PYMEM_JUDGE_MODEL", "llama")
+    assert (OpenAIJudge().url, OpenAIJudge().model) == (
+        "http://127.0.0.1:1/v1/chat/completions",
+        "llama",
+    )
