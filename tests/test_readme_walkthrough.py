@@ -26,8 +26,10 @@ created on it and dropped afterwards).
   one of them alone); a ``print(...)  # text`` line must print ``text``.
 
 Where the README writes ``postgresql://...`` for the reader's own server, the embedded
-server's default database stands in; ``memories.jsonl``, the reader's own file, is a small file
-written here. Commands whose output the README describes get a cheap check in CHECKS.
+server's default database stands in; where it writes JUDGE_URL for the reader's LLM server, a
+local OpenAI-compatible server answers (tests/chat_server.py: every pair ``keep_both``);
+``memories.jsonl``, the reader's own file, is a small file written here. Commands whose
+output the README describes get a cheap check in CHECKS.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ import pytest
 from pymem import MemoryStore, server
 from pymem.cli import main
 from pymem.migrate import yoyo_uri
+from tests.chat_server import ChatServer, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -67,6 +70,9 @@ SKIPPED: dict[tuple[str, ...], str] = {
 }
 # Skipped because CI runs them elsewhere: .ci/run must really do so.
 RUN_BY_CI = {("pymem", "demo"), ("pymem", "eval"), ("python", "-m", "pytest")}
+
+# the reader's LLM server, named by `pymem review --base-url`
+JUDGE_URL = "http://localhost:11434/v1"
 
 # the reader's own file, named by `pymem import memories.jsonl`
 MEMORIES_JSONL = (
@@ -126,7 +132,13 @@ CHECKS: dict[tuple[str, ...], Callable[[list[str], str], None]] = {
     ("pymem", "import"): _imported,
     ("pymem", "decay"): lambda argv, out: _startswith(out, "scanned "),
     ("pymem", "reviews"): lambda argv, out: _startswith(out, ("no pending reviews", "related")),
+    ("pymem", "review"): lambda argv, out: _reviewed(out),
 }
+
+
+def _reviewed(out: str) -> None:
+    last = out.splitlines()[-1]
+    assert last.startswith("reviewed ") and last.endswith(" judge calls"), out
 
 
 def _blocks(text: str) -> Iterator[tuple[str, int, str, str]]:
@@ -259,6 +271,7 @@ class Newcomer:
         self.skipped: set[tuple[str, ...]] = set()
         self.checked: set[tuple[str, ...]] = set()
         self.ran: list[str] = []
+        self.judge: ChatServer | None = None  # the reader's LLM server, once named
 
     # -- shell -------------------------------------------------------------------------
 
@@ -288,6 +301,11 @@ class Newcomer:
         assert "$" not in word and "`" not in word, f"unsupported shell syntax: {word}"
         if word == "postgresql://...":
             return server.start_embedded()  # the embedded server's default database
+        if word == JUDGE_URL:
+            if self.judge is None:
+                self.judge = ChatServer(lambda request: verdict("keep_both", "two facts"))
+                self.judge.__enter__()
+            return self.judge.url
         return word
 
     def shell(self, block: str) -> None:
@@ -469,12 +487,16 @@ def test_the_readme_runs_in_order_on_one_machine(machine, capfd):
     newcomer = Newcomer(capfd)
     blocks = list(_blocks(README.read_text(encoding="utf-8")))
     assert len(blocks) >= 8
-    for heading, line, language, body in blocks:
-        try:
-            newcomer.block(language, body, line)
-        except BaseException as exc:
-            exc.add_note(f"README.md line {line}, section {heading!r}, block ```{language}")
-            raise
+    try:
+        for heading, line, language, body in blocks:
+            try:
+                newcomer.block(language, body, line)
+            except BaseException as exc:
+                exc.add_note(f"README.md line {line}, section {heading!r}, block ```{language}")
+                raise
+    finally:
+        if newcomer.judge is not None:
+            newcomer.judge.__exit__(None, None, None)
     newcomer.close_psql()
     # the allow-list and the checks are all in use; what CI runs instead, it runs
     assert newcomer.skipped == set(SKIPPED), set(SKIPPED) - newcomer.skipped
