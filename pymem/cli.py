@@ -503,7 +503,11 @@ def cmd_review(args: argparse.Namespace) -> int:
         if live:
             sys.stderr.write("\n")
         if o.state == "taken":
-            print(f"pymem review: review {r.review_id} {o.error}", file=sys.stderr)
+            print(
+                f"pymem review: review {r.review_id}: the claim ran out and another reviewer "
+                f"took it ({o.error})",
+                file=sys.stderr,
+            )
         elif o.state == "parked":
             print(
                 f"pymem review: review {r.review_id} parked after {o.attempts} failed attempts "

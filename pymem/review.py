@@ -138,7 +138,8 @@ class ReviewOutcome:
 
     ``state``: ``decided`` (``survivor`` is the memory that stayed), ``judged`` (a dry
     run: nothing applied), ``retry`` or ``parked`` (failed, ``error`` says why;
-    ``attempts`` counts the failures so far), ``taken`` (another reviewer holds it now)."""
+    ``attempts`` counts the failures so far), ``taken`` (this reviewer's claim ran out and
+    another reviewer holds or decided the review: nothing applied here, nothing counted)."""
 
     review: ClaimedReview
     state: str
@@ -259,8 +260,8 @@ class _Reviewer:
         except Exception as exc:  # any failure of the judge is the review's error
             yield from self._failed(review, counts, f"judge: {_describe(exc)}")
             return
-        counts.decided[found.decision] = counts.decided.get(found.decision, 0) + 1
         if self.dry_run:
+            counts.decided[found.decision] = counts.decided.get(found.decision, 0) + 1
             self._held[review.review_id] = review
             self._outcome(ReviewOutcome(review, "judged", found))
             return
@@ -276,16 +277,15 @@ class _Reviewer:
             )
         except ReviewClaimed as exc:
             # our claim ran out and another reviewer holds the review: it decides
-            counts.decided[found.decision] -= 1
             counts.taken += 1
             self._outcome(ReviewOutcome(review, "taken", found, error=exc.one_line()))
             return
         except PymemError as exc:
             if not (exc.sqlstate or "").startswith("PM"):
                 raise  # the store's trouble (a lost connection), not the review's
-            counts.decided[found.decision] -= 1
             yield from self._failed(review, counts, f"{found.decision}: {exc.one_line()}")
             return
+        counts.decided[found.decision] = counts.decided.get(found.decision, 0) + 1
         self._outcome(ReviewOutcome(review, "decided", found, survivor=survivor))
 
     def _failed(self, review: ClaimedReview, counts: ReviewCounts, error: str) -> _Steps[None]:
@@ -298,6 +298,12 @@ class _Reviewer:
             error,
             retry_after=delay,
         )
+        if state == "not held":
+            # our claim ran out and another reviewer took the review (or decided it,
+            # which is why this decision found none): its outcome is theirs
+            counts.taken += 1
+            self._outcome(ReviewOutcome(review, "taken", error=error))
+            return
         counts.failed += 1
         counts.parked += state == "parked"
         self._outcome(

@@ -188,6 +188,48 @@ def test_a_worker_killed_mid_batch_leaves_claims_that_run_out_and_another_finish
     assert all(r[6].startswith(f"the claim of reviewer {dead} ran out at ") for r in ran_out)
 
 
+@pytest.mark.parametrize("b_decides", [True, False])
+def test_an_answer_after_the_claim_ran_out_is_left_to_the_reviewer_that_took_it(
+    fresh_dsn, b_decides
+):
+    """A's judge is slower than its lease: B claims the review meanwhile and holds it
+    (A's decision is refused, PM017) or decides it first (A's finds none, PM015)."""
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    taken, answered = threading.Event(), threading.Event()
+
+    def slow(review):
+        assert taken.wait(10)
+        return ("duplicate", "late")
+
+    with MemoryStore(fresh_dsn) as a_store:
+        a = ReviewWorker(a_store, slow, worker="A", lease=0.3)
+        thread = threading.Thread(target=lambda: (a.run_once(), answered.set()))
+        thread.start()
+        try:
+            with MemoryStore(fresh_dsn) as b_store:
+                time.sleep(0.4)  # A's claim runs out while its judge thinks
+                (held,) = b_store.claim_reviews("ann", "B")
+                assert held.attempts == 1  # A's run-out claim counts as a failed attempt
+                if b_decides:
+                    b_store.resolve_review(
+                        "ann", held.memory_id, "keep_both", reason="B's", claimed_by="B"
+                    )
+                taken.set()
+                assert answered.wait(10)
+                if not b_decides:
+                    assert b_store.release_review("ann", held.review_id, "B") == "released"
+        finally:
+            taken.set()
+            thread.join(10)
+    assert (a.totals.taken, a.totals.decided_total, a.totals.failed) == (1, 0, 0)
+    ((_, decision, reason, by, claimed, attempts, _, _, resolved),) = reviews(fresh_dsn)
+    if b_decides:
+        assert (decision, reason, by, resolved is not None) == ("keep_both", "B's", "B", True)
+    else:  # B gave it back: open, unclaimed, A's answer not applied
+        assert (decision, claimed, resolved) == (None, None, None)
+    assert attempts == 1
+
+
 def test_malformed_failing_and_slow_answers_stay_queued_then_park(fresh_dsn):
     pairs = queue_pairs(fresh_dsn, ["ann"], 4)
     texts = sorted(pairs, key=lambda t: pairs[t][1])
