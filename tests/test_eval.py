@@ -165,6 +165,10 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
     assert ours["unreviewed_duplicate_rate"] < naive["duplicate_rate"]
     assert ours["contradiction_rate"] < 1.0
     assert ours["recall_at_5"] >= 0.8
+    # the reviewed pass ran pymem's review worker: its judge was called, pymem alone asked none
+    assert naive["judge_calls_per_100_writes"] is None is ours["judge_calls_per_100_writes"]
+    assert result["pymem_reviewed"]["judge_calls_per_100_writes"] > 0
+    assert sum(result["review_decisions"].values()) > 0
 
 
 def test_a_stream_without_questions_or_conflicts_reports_na(admin_dsn, tmp_path, capsys):
