@@ -128,7 +128,8 @@ def recreate_scratch_database(
 
     A database this function made (it carries :data:`SCRATCH_MARK`) is dropped; so is an
     empty one. One that holds a pymem store it did not make, or a server's own database,
-    is refused outright; one holding other tables only with ``yes``. Refusals are
+    is refused outright; one holding anything else (tables, functions, types, schemas) only
+    with ``yes``. Refusals are
     :class:`~pymem.errors.NotAScratchDatabase` and drop nothing.
     """
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
@@ -179,12 +180,17 @@ def _check_scratch(
     from psycopg.conninfo import make_conninfo
 
     with psycopg.connect(make_conninfo(admin_dsn, dbname=database), autocommit=True) as inside:
-        has_store, tables = inside.execute(
-            "SELECT to_regclass('pymem.memories') IS NOT NULL,"
-            " (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-            "   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')"
-            "     AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-            "     AND n.nspname NOT LIKE 'pg\\_%')"
+        # anything a user made counts: relations, routines, types, sequences, schemas
+        has_store, objects = inside.execute(
+            "WITH own AS (SELECT oid FROM pg_namespace WHERE nspname NOT IN"
+            "   ('pg_catalog', 'information_schema', 'pg_toast') AND nspname NOT LIKE 'pg\\_%')"
+            " SELECT to_regclass('pymem.memories') IS NOT NULL,"
+            " (SELECT count(*) FROM pg_class WHERE relnamespace IN (SELECT oid FROM own))"
+            " + (SELECT count(*) FROM pg_proc WHERE pronamespace IN (SELECT oid FROM own))"
+            " + (SELECT count(*) FROM pg_type t WHERE typnamespace IN (SELECT oid FROM own)"
+            "     AND typtype NOT IN ('b', 'p') AND typrelid = 0)"
+            " + (SELECT count(*) FROM own JOIN pg_namespace n USING (oid)"
+            "     WHERE n.nspname <> 'public')"
         ).fetchone()
     if has_store:
         refuse(
@@ -193,10 +199,11 @@ def _check_scratch(
             f"command has no mark: if it is a scratch copy, drop it yourself (DROP DATABASE "
             f"{database}) and run again.",
         )
-    if tables and not yes:
+    if objects and not yes:
         refuse(
-            f"it holds {tables} tables that {owner} did not create",
-            "Name another database, or add --yes to drop it and its tables.",
+            f"it holds {objects} objects (tables, functions, types, schemas) that {owner} "
+            "did not create",
+            "Name another database, or add --yes to drop it and everything in it.",
         )
 
 

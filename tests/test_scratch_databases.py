@@ -58,7 +58,7 @@ def test_a_servers_own_database_and_the_default_store_are_never_scratch(admin_ds
 def test_a_database_with_tables_needs_yes(admin_dsn, database):
     with psycopg.connect(make_conninfo(admin_dsn, dbname=database), autocommit=True) as conn:
         conn.execute("CREATE TABLE orders (id int)")
-    with pytest.raises(NotAScratchDatabase, match="holds 1 tables") as refused:
+    with pytest.raises(NotAScratchDatabase, match="holds 1 objects") as refused:
         recreate_scratch_database(admin_dsn, database, owner="pymem eval")
     assert "--yes" in refused.value.hint
     with psycopg.connect(make_conninfo(admin_dsn, dbname=database)) as conn:
@@ -95,3 +95,20 @@ def test_a_fixed_scratch_name_holding_a_store_is_refused(admin_dsn):
     finally:
         with psycopg.connect(admin_dsn, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.mark.parametrize(
+    "ddl",
+    [
+        "CREATE FUNCTION public.billing_rule() RETURNS int LANGUAGE sql RETURN 1",
+        "CREATE SEQUENCE public.invoice_no",
+        "CREATE SCHEMA app",
+        "CREATE TYPE public.mood AS ENUM ('ok')",
+    ],
+)
+def test_a_database_with_only_code_or_schemas_needs_yes_too(admin_dsn, database, ddl):
+    """Not only tables: a database of functions, sequences, types or schemas is somebody's."""
+    with psycopg.connect(make_conninfo(admin_dsn, dbname=database), autocommit=True) as conn:
+        conn.execute(ddl)
+    with pytest.raises(NotAScratchDatabase, match="holds 1 objects"):
+        recreate_scratch_database(admin_dsn, database, owner="pymem eval")
