@@ -121,6 +121,13 @@ class ReviewClaimed(PymemError):
     sqlstate = "PM017"
 
 
+class ReviewStale(PymemError):
+    """resolve_review with ``as_seen``: one of the pair changed (a write superseded it)
+    after the judge read it; nothing was decided. Judge the pair again."""
+
+    sqlstate = "PM018"
+
+
 class InvalidFactKey(PymemError):
     sqlstate = "PM020"
 

@@ -497,7 +497,7 @@ def _label_review(
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
 
     def settled(outcome) -> None:
-        decision = outcome.verdict.decision if outcome.verdict else outcome.state
+        decision = outcome.verdict.decision if outcome.state == "decided" else outcome.state
         run.decisions[decision] = run.decisions.get(decision, 0) + 1
         if outcome.state == "decided" and decision in ("duplicate", "supersede"):
             last_day[outcome.survivor] = day

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
-from pymem.errors import PymemError, ReviewClaimed
+from pymem.errors import PymemError, ReviewClaimed, ReviewStale
 from pymem.store import AsyncMemoryStore, ClaimedReview, MemoryStore
 
 DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")
@@ -138,8 +138,10 @@ class ReviewOutcome:
 
     ``state``: ``decided`` (``survivor`` is the memory that stayed), ``judged`` (a dry
     run: nothing applied), ``retry`` or ``parked`` (failed, ``error`` says why;
-    ``attempts`` counts the failures so far), ``taken`` (this reviewer's claim ran out and
-    another reviewer holds or decided the review: nothing applied here, nothing counted)."""
+    ``attempts`` counts the failures so far), ``stale`` (a write changed the pair while
+    the judge read it: given back unjudged, no attempt counted, judged again on the next
+    claim), ``taken`` (this reviewer's claim ran out and another reviewer holds or decided
+    the review: nothing applied here, nothing counted)."""
 
     review: ClaimedReview
     state: str
@@ -274,7 +276,14 @@ class _Reviewer:
                 reason=found.reason[: self._reason_chars],
                 claimed_by=self.worker,
                 review_id=review.review_id,
+                as_seen=(review.updated_at, review.matched_updated_at),
             )
+        except ReviewStale as exc:
+            # a write changed the pair while the judge read it: give it back, unjudged,
+            # so that the next claim judges what is there now
+            yield from self._released(review)
+            self._outcome(ReviewOutcome(review, "stale", found, error=exc.one_line()))
+            return
         except ReviewClaimed as exc:
             # our claim ran out and another reviewer holds the review: it decides
             counts.taken += 1

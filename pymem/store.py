@@ -1196,14 +1196,16 @@ class MemoryStore(_StoreCore):
         reason: str | None = None,
         claimed_by: str | None = None,
         review_id: UUID | str | None = None,
+        as_seen: Sequence[datetime] | None = None,
     ) -> UUID:
         """``pymem.resolve_review``: keep_both, supersede, duplicate or conflict (a related
         pair flagged as a contradiction); the survivor's id. ``reason`` goes into the review
         and the history; ``claimed_by`` is the reviewer deciding (PM017 when another holds
-        the review); ``review_id`` picks one of the memory's open reviews."""
+        the review); ``review_id`` picks one of the memory's open reviews; ``as_seen``: the
+        pair's ``updated_at`` as the judge read them (PM018 when either changed since)."""
         return _Call(
             "SELECT pymem.resolve_review(%s, %s::uuid, %s, reason => %s, claimed_by => %s,"
-            " review_id => %s::uuid)",
+            " review_id => %s::uuid, as_seen => %s::timestamptz[])",
             (
                 user_id,
                 str(memory_id),
@@ -1211,6 +1213,7 @@ class MemoryStore(_StoreCore):
                 reason,
                 claimed_by,
                 None if review_id is None else str(review_id),
+                None if as_seen is None else list(as_seen),
             ),
             user_id=user_id,
         )

@@ -54,7 +54,8 @@ CREATE OR REPLACE FUNCTION pymem.resolve_review(
     decision text,
     reason text DEFAULT NULL,
     claimed_by text DEFAULT NULL,
-    review_id uuid DEFAULT NULL
+    review_id uuid DEFAULT NULL,
+    as_seen timestamptz[] DEFAULT NULL
 )
 RETURNS uuid
 LANGUAGE plpgsql
@@ -112,6 +113,22 @@ BEGIN
     PERFORM pymem._check_claim(
         v_review.id, v_review.claimed_by, v_review.claimed_until, claimed_by
     );
+    -- a judge decided on the two texts it read (claim_reviews' updated_at and
+    -- matched_updated_at): a write since then (a supersede of either) would make
+    -- the decision about text that is no longer there
+    IF as_seen IS NOT NULL AND EXISTS (
+        SELECT FROM pymem.memories AS m
+        WHERE m.user_id = resolve_review.user_id
+            AND (
+                (m.id = v_review.memory_id AND m.updated_at IS DISTINCT FROM as_seen[1])
+                OR (m.id = v_review.matched_id AND m.updated_at IS DISTINCT FROM as_seen[2])
+            )
+    ) THEN
+        RAISE EXCEPTION 'memory % or % changed since the judge read them', v_review.memory_id,
+            v_review.matched_id
+            USING ERRCODE = 'PM018',
+                HINT = 'Give the review back (release_review) and judge the pair again.';
+    END IF;
     IF decision = 'conflict' AND v_review.cause <> 'related' THEN
         RAISE EXCEPTION 'a % review is settled with keep_both, supersede or duplicate, '
             'not conflict', v_review.cause

@@ -560,3 +560,33 @@ def test_the_endpoint_keeps_the_bases_query_and_azures_header(monkeypatch):
         "http://127.0.0.1:1/v1/chat/completions",
         "llama",
     )
+
+
+def test_a_pair_changed_while_the_judge_read_it_is_judged_again(fresh_dsn):
+    """A write that supersedes the older memory while the judge thinks: the judge's
+    'supersede' of the old text is not applied to the new one (the current fact would
+    leave the live store); the review goes back and is judged on what is there now."""
+    from pymem import MemoryStore
+    from pymem.review import ReviewWorker
+    from tests.conftest import at_cosine, unit
+
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann lives in Paris", unit(0), topic="city")
+        store.upsert("ann", "Ann enjoys the cafes of the old town", at_cosine(0.8))
+        seen: list[str] = []
+
+        def judge(review):
+            seen.append(review.matched_content)
+            if len(seen) == 1:  # the user moves while the judge reads the first version
+                moved = store.upsert("ann", "Ann lives in Berlin", unit(0), topic="city")
+                assert moved.action == "superseded"
+                return {"decision": "supersede", "reason": "the cafes replace Paris"}
+            return {"decision": "keep_both", "reason": "a city and a pastime"}
+
+        outcomes = []
+        totals = ReviewWorker(store, judge, user_id="ann", on_outcome=outcomes.append).drain()
+        assert seen == ["Ann lives in Paris", "Ann lives in Berlin"]
+        assert [o.state for o in outcomes] == ["stale", "decided"]
+        assert totals.decided == {"keep_both": 1} and totals.failed == 0
+        live = sorted(m.content for m in store.get_memories("ann"))
+        assert live == ["Ann enjoys the cafes of the old town", "Ann lives in Berlin"]
