@@ -628,10 +628,15 @@ def _fact_value(text: str):
         return text
 
 
+# JSON leaves DEL and the C1 controls raw, which the terminal escaping would then write as
+# \xNN, not JSON: written as \u escapes here, the value prints as valid JSON
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+
+
 def _show(value) -> str:
     import json
 
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False).translate(_JSON_CONTROLS)
 
 
 def cmd_facts(args: argparse.Namespace) -> int:

@@ -1158,9 +1158,12 @@ class MemoryStore(_StoreCore):
         Each result's ``ordinal`` is its line. Every item needs its embedding."""
         typed = _typed_batch(items)
         if typed is None:
+            # name the item at fault as the server does ("item 3: ..."): an importer maps
+            # it to its line
+            n = next(n for n, item in enumerate(items, 1) if _typed_batch([item]) is None)
             raise InvalidEmbedding(
-                "import_memories needs each item's content and a one-dimensional array of "
-                "finite numbers as its embedding; upsert_many names the item at fault",
+                f"item {n}: import_memories needs the content and a non-empty "
+                "one-dimensional array of finite numbers as the embedding",
                 sqlstate=InvalidEmbedding.sqlstate,
             )
         contents, vectors, options = typed

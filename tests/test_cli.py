@@ -176,3 +176,15 @@ def test_a_plans_oversized_content_is_refused_before_the_embedder(
     plan.write_text(json.dumps([{"op": "add", "content": "x" * 5000}]), encoding="utf-8")
     assert main(["--dsn", fresh_dsn, "consolidate", "--user", "u", "--plan", str(plan)]) == 2
     assert "op 1: content is 5000 characters long" in capsys.readouterr().err
+
+
+def test_a_fact_with_del_or_c1_characters_prints_as_valid_json(fresh_dsn, capsys):
+    import json
+
+    value = "del\x7f nel\x85 esc\x1b[31m"
+    assert main(["--dsn", fresh_dsn, "facts", "set", "--user", "u", "note", value]) == 0
+    capsys.readouterr()
+    assert main(["--dsn", fresh_dsn, "facts", "--user", "u"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    shown = line.split(" = ", 1)[1].split("  ")[0]  # key (scope) = JSON  confidence source
+    assert json.loads(shown) == value, line

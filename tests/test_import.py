@@ -12,7 +12,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.bench.importing import QUICK, write_jsonl
 from pymem.cli import main
-from pymem.errors import ContentTooLong, InvalidBatch
+from pymem.errors import ContentTooLong, InvalidBatch, InvalidEmbedding
 from pymem.importer import import_file
 from tests.conftest import at_cosine, unit
 
@@ -328,3 +328,13 @@ def test_the_cli_refuses_a_text_before_loading_the_embedder(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"word " * 200_000)))
     assert main(["--dsn", fresh_dsn, *argv]) == 2
     assert error in capsys.readouterr().err
+
+
+def test_a_nan_embedding_mid_batch_is_named_by_its_line(fresh_dsn, tmp_path):
+    rows = _stream(1, 6)
+    rows[4] = {**rows[4], "embedding": [float("nan")] * 512}
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows).replace("NaN", "NaN"))
+    with MemoryStore(fresh_dsn) as store, pytest.raises(InvalidEmbedding) as err:
+        import_file(store, path, progress=None)
+    assert str(err.value).startswith("line 5 (user 'user0'): import_memories needs"), err.value
