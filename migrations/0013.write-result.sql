@@ -1,8 +1,9 @@
 -- pymem 0013: the one result of a write, pymem.write_result: every batch
 -- function (upsert_memories, upsert_memory_arrays, import_memories) returns it,
 -- one row an item with its ordinal; upsert_memory returns its columns but the
--- ordinal. CREATE OR REPLACE cannot change a function's result type: the
--- functions that return it now are dropped here, and sql/ makes them again.
+-- ordinal. The functions that return it now are dropped and made again by
+-- sql/ (pymem._drop_if_result_differs), in its one transaction: dropped here,
+-- they were missing for every writer until sql/ was loaded.
 -- depends: 0012.decision-evidence
 
 CREATE TYPE pymem.write_result AS (
@@ -19,20 +20,5 @@ CREATE TYPE pymem.write_result AS (
     -- the rule that decided
     rule text
 );
-
-DROP FUNCTION IF EXISTS pymem._upsert_item(text, pymem.memory_item, pymem.settings);
-DROP FUNCTION IF EXISTS pymem._upsert_items(
-    text, pymem.memory_item[], double precision, double precision, text
-);
-DROP FUNCTION IF EXISTS pymem.upsert_memories(
-    text, jsonb, double precision, double precision, text
-);
-DROP FUNCTION IF EXISTS pymem.upsert_memories(
-    text, text[], vector[], jsonb, double precision, double precision, text
-);
-DROP FUNCTION IF EXISTS pymem.upsert_memory_arrays(
-    text, text[], vector[], jsonb, double precision, double precision, text
-);
-DROP FUNCTION IF EXISTS pymem.import_memories(text, text, integer[], text[], vector[], jsonb);
 
 UPDATE pymem.schema_info SET version = 13;

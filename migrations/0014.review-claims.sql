@@ -57,6 +57,4 @@ CREATE TYPE pymem.claimed_review AS (
     matched_updated_at timestamptz
 );
 
-DROP FUNCTION IF EXISTS pymem.resolve_review(text, uuid, text);
-
 UPDATE pymem.schema_info SET version = 14;

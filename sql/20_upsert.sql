@@ -588,6 +588,10 @@ $$;
 
 -- One prepared item, under the user's lock: decide, write, queue a
 -- related pair for review, link the people it names.
+SELECT pymem._drop_if_result_differs(
+    'pymem._upsert_item(text, pymem.memory_item, pymem.settings)', 'pymem.write_result'
+);
+
 CREATE OR REPLACE FUNCTION pymem._upsert_item(
     user_id text,
     item pymem.memory_item,
@@ -692,6 +696,10 @@ $$;
 -- carries the item's 1-based ordinal. Call-level thresholds and
 -- on_related apply to the items that do not set their own. Every item is
 -- checked before the lock is taken and anything is written.
+SELECT pymem._drop_if_result_differs(
+    'pymem._upsert_items(text, pymem.memory_item[], double precision, double precision, text)', 'pymem.write_result'
+);
+
 CREATE OR REPLACE FUNCTION pymem._upsert_items(
     user_id text,
     items pymem.memory_item[],
@@ -727,6 +735,10 @@ BEGIN
 END;
 $$;
 
+SELECT pymem._drop_if_result_differs(
+    'pymem.upsert_memories(text, jsonb, double precision, double precision, text)', 'pymem.write_result'
+);
+
 -- The batch as JSON: an array of objects whose keys are the attributes of
 -- pymem.memory_item.
 CREATE OR REPLACE FUNCTION pymem.upsert_memories(
@@ -754,6 +766,10 @@ $$;
 -- A name of its own: as an overload of upsert_memories, a call with
 -- untyped parameters ($1, $2, $3 from node-pg or pgx) could not be told
 -- from the JSON form with a threshold (42725).
+SELECT pymem._drop_if_result_differs(
+    'pymem.upsert_memory_arrays(text, text[], vector[], jsonb, double precision, double precision, text)', 'pymem.write_result'
+);
+
 CREATE OR REPLACE FUNCTION pymem.upsert_memory_arrays(
     user_id text,
     contents text[],
@@ -808,6 +824,11 @@ BEGIN
     );
 END;
 $$;
+
+SELECT pymem._drop_if_result_differs(
+    'pymem.upsert_memories(text, text[], vector[], jsonb, double precision, double precision, text)',
+    'pymem.write_result'
+);
 
 -- The typed batch's former name, kept for callers that cast their
 -- parameters ($2::text[], $3::vector[]); untyped, it is ambiguous with the

@@ -17,6 +17,10 @@ BEGIN
 END;
 $$;
 
+SELECT pymem._drop_if_result_differs(
+    'pymem.import_memories(text, text, integer[], text[], vector[], jsonb)', 'pymem.write_result'
+);
+
 -- upsert_memory_arrays' batch, each item with its line of the file. Lines the
 -- source's earlier runs committed are skipped (under the user's lock, so two
 -- runs at once cannot both apply a line); `ordinal` of each row is its line.

@@ -215,3 +215,29 @@ def test_a_migration_behind_a_long_reader_gives_up_instead_of_blocking(fresh_dsn
             assert other.execute("SELECT count(*) FROM pymem.settings").fetchone() == (1,)
         reader.rollback()
     assert migrate(fresh_dsn).applied == [m.id for m in newest]
+
+
+def test_a_function_whose_result_type_changed_is_made_again_in_the_load(fresh_dsn):
+    """CREATE OR REPLACE cannot change a result type: sql/ drops such a function and makes it
+    again inside its one transaction (a migration that dropped it left every writer
+    without it until sql/ was loaded: 42883 for concurrent writes during an upgrade)."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        # the shape import_memories had before pymem.write_result (migration 0013)
+        conn.execute(
+            "DROP FUNCTION pymem.import_memories(text, text, integer[], text[], vector[], jsonb)"
+        )
+        conn.execute(
+            "CREATE FUNCTION pymem.import_memories(user_id text, source text, lines integer[],"
+            " contents text[], embeddings vector[], options jsonb DEFAULT NULL)"
+            " RETURNS TABLE (ordinal integer, memory_id uuid, action text,"
+            " similarity double precision, matched_id uuid, rule text)"
+            " LANGUAGE sql"
+            " AS 'SELECT NULL::integer, NULL::uuid, NULL, NULL::float8, NULL::uuid, NULL'"
+        )
+    assert migrate(fresh_dsn).applied == []
+    with psycopg.connect(fresh_dsn) as conn:
+        (result,) = conn.execute(
+            "SELECT prorettype::regtype::text FROM pg_proc WHERE oid ="
+            " 'pymem.import_memories(text, text, integer[], text[], vector[], jsonb)'::regprocedure"
+        ).fetchone()
+    assert result == "pymem.write_result"
