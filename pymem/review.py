@@ -208,6 +208,7 @@ class _Reviewer:
         self._stop = threading.Event()
         self._reason_chars: int | None = None
         self._held: dict[UUID, ClaimedReview] = {}  # claims a dry run keeps to its end
+        self._listen_again_at = 0.0  # when a lost listener is tried again
 
     def stop(self) -> None:
         """Ask ``run_forever`` (or a drain) to end after the review in hand; thread-safe."""
@@ -221,9 +222,18 @@ class _Reviewer:
         if self._reason_chars is None:
             settings = yield self.store.get_settings
             self._reason_chars = min(REASON_CHARS, settings.max_content_chars)
+        # a dry run holds what it judged to its end; a held claim that ran out comes back
+        # (oldest first) with the next claim: asked for beside the batch, kept, not judged
+        # again
+        k = self.batch + (len(self._held) if self.dry_run else 0)
         claims = yield functools.partial(
-            self.store.claim_reviews, self.user_id, self.worker, self.batch, lease=self.lease
+            self.store.claim_reviews, self.user_id, self.worker, k, lease=self.lease
         )
+        if self.dry_run:
+            for review in claims:
+                if review.review_id in self._held:
+                    self._held[review.review_id] = review
+            claims = [r for r in claims if r.review_id not in self._held]
         counts.claimed = len(claims)
         todo = list(claims)
         try:
@@ -333,9 +343,9 @@ class _Reviewer:
             raise ValueError("a dry run judges the queue once: use drain(), not run_forever()")
         from pymem.errors import ConnectionLost
 
-        yield self._listen
         try:
             while not self._stop.is_set():
+                yield from self._listening()
                 try:
                     yield from self._drain()
                 except ConnectionLost:
@@ -345,15 +355,41 @@ class _Reviewer:
         finally:
             yield self._unlisten
 
+    def _listening(self) -> _Steps[None]:
+        """LISTEN on a connection of its own, if there is none yet; when the server is
+        away, the worker polls and tries again after the poll interval."""
+        import psycopg
+
+        if (
+            self.listen_dsn is None
+            or getattr(self, "_listener", None) is not None
+            or time.monotonic() < self._listen_again_at
+        ):
+            return
+        try:
+            yield self._listen
+        except psycopg.OperationalError:
+            yield self._unlisten
+            self._listen_again_at = time.monotonic() + self.poll_interval
+
     def _idle(self) -> _Steps[None]:
-        """Until a ``review_due`` of our users is heard, the poll interval passes, or stop."""
+        """Until a ``review_due`` of our users is heard, the poll interval passes, or stop.
+        A listener whose connection broke (a server restart, a terminated backend) is
+        closed: the worker polls until it listens again."""
+        import psycopg
+
         deadline = time.monotonic() + self.poll_interval
         while not self._stop.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 return
             # short slices: stop() is seen within a quarter of a second
-            heard = yield functools.partial(self._notifications, min(left, 0.25))
+            try:
+                heard = yield functools.partial(self._notifications, min(left, 0.25))
+            except psycopg.OperationalError:
+                yield self._unlisten
+                self._listen_again_at = time.monotonic() + self.poll_interval
+                heard = []
             if any(self._due(payload) for payload in heard):
                 return
 
@@ -458,7 +494,7 @@ class ReviewWorker(_Reviewer):
     def _unlisten(self) -> None:
         listener, self._listener = self._listener, None
         if listener is not None:
-            listener.close()
+            listener.close()  # closing a broken connection raises nothing
 
 
 class AsyncReviewWorker(_Reviewer):

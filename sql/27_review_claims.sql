@@ -53,9 +53,9 @@ $$;
 -- hold (FOR UPDATE SKIP LOCKED: two reviewers claiming at once get
 -- different reviews), parked ones, those waiting to be retried, and those
 -- whose memories were deleted or consolidated since (nothing is left to
--- judge). A review whose earlier claim ran out is a failed attempt of that
--- reviewer: counted, and parked instead of claimed when it reaches the
--- limit. Returns what a judge's prompt needs of both memories.
+-- judge). A review whose earlier claim (of another reviewer) ran out is a
+-- failed attempt of that reviewer: counted, and parked instead of claimed
+-- when it reaches the limit. Returns what a judge's prompt needs of both memories.
 CREATE OR REPLACE FUNCTION pymem.claim_reviews(
     user_id text, worker text, k integer DEFAULT 10, lease double precision DEFAULT 600
 )
@@ -110,7 +110,9 @@ BEGIN
             FOR UPDATE SKIP LOCKED
         ) AS c;
         EXIT WHEN v_ids IS NULL;
-        -- a claim that ran out: its reviewer died, or overran its lease
+        -- a claim that ran out: its reviewer died, or overran its lease (the same
+        -- reviewer claiming it again, as a dry run holding its claims does, failed
+        -- at nothing)
         UPDATE pymem.reviews AS r
         SET attempts = r.attempts + 1,
             last_error = format('the claim of reviewer %s ran out at %s', r.claimed_by,
@@ -119,7 +121,8 @@ BEGIN
             claimed_until = NULL,
             parked_at = CASE WHEN r.attempts + 1 >= v_max THEN now() END
         FROM unnest(v_users, v_ids) AS c (user_id, id)
-        WHERE r.user_id = c.user_id AND r.id = c.id AND r.claimed_by IS NOT NULL;
+        WHERE r.user_id = c.user_id AND r.id = c.id AND r.claimed_by IS NOT NULL
+            AND r.claimed_by <> claim_reviews.worker;
         RETURN QUERY
         WITH claimed AS (
             UPDATE pymem.reviews AS r

@@ -407,6 +407,35 @@ def test_a_review_due_wakes_a_waiting_worker(fresh_dsn):
     assert [r.newer for r in server.requests] != []
 
 
+def test_a_worker_outlives_its_listeners_lost_connection(fresh_dsn):
+    """The listener's backend is terminated (as a server restart does): the worker does
+    not die, it polls, listens again, and a later review_due still wakes it."""
+    with ChatServer(lambda r: verdict("keep_both", "distinct")) as server:
+        worker, stop = _forever(fresh_dsn, server, poll_interval=0.3)
+        try:
+            with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+                killed = conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND query ILIKE 'LISTEN%%'"
+                ).fetchall()
+            assert killed == [(True,)]
+            queue_pairs(fresh_dsn, ["ann"], 1, seed=8)
+            assert _until(lambda: _open_related(fresh_dsn) == 0, 5)
+            # listening again: a new connection LISTENs
+            assert _until(lambda: _listeners(fresh_dsn) == 1, 5)
+        finally:
+            stop()
+    assert worker.totals.decided == {"keep_both": 1}
+
+
+def _listeners(dsn: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query ILIKE 'LISTEN%%'"
+        ).fetchone()[0]
+
+
 def test_polling_finds_a_review_whose_notification_was_lost(fresh_dsn):
     with ChatServer(lambda r: verdict("keep_both", "distinct")) as server:
         worker, stop = _forever(fresh_dsn, server, poll_interval=0.3)
@@ -590,3 +619,28 @@ def test_a_pair_changed_while_the_judge_read_it_is_judged_again(fresh_dsn):
         assert totals.decided == {"keep_both": 1} and totals.failed == 0
         live = sorted(m.content for m in store.get_memories("ann"))
         assert live == ["Ann enjoys the cafes of the old town", "Ann lives in Berlin"]
+
+
+def test_a_dry_run_longer_than_its_lease_judges_each_review_once_and_parks_none(fresh_dsn):
+    """A dry run holds its claims to its end; when they run out, its next claims get them
+    back: kept, not judged again, and no failed attempt counted for its own claim."""
+    import time
+
+    queue_pairs(fresh_dsn, ["ann"], 4)
+    judged = []
+
+    def slow(review):
+        judged.append(review.review_id)
+        time.sleep(0.35)
+        return {"decision": "keep_both", "reason": "distinct"}
+
+    with MemoryStore(fresh_dsn) as store:
+        totals = ReviewWorker(store, slow, dry_run=True, batch=1, lease=0.5).drain()
+    assert sorted(judged) == sorted(set(judged)) and len(judged) == 4
+    assert totals.decided == {"keep_both": 4} and totals.failed == 0 and totals.parked == 0
+    with psycopg.connect(fresh_dsn) as conn:
+        rows = conn.execute(
+            "SELECT attempts, parked_at, claimed_by, resolved_at FROM pymem.reviews"
+            " WHERE cause = 'related'"
+        ).fetchall()
+    assert rows == [(0, None, None, None)] * 4
