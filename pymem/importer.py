@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pymem.errors import InvalidBatch, PymemError
+from pymem.errors import InvalidBatch, InvalidParameter, PymemError
 from pymem.store import MemoryStore
 
 Embed = Callable[[list[str]], Any]
@@ -65,7 +65,7 @@ def _lines(data: bytes) -> Iterator[str]:
     yield from io.StringIO(data.decode("utf-8"), newline=None)
 
 
-def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
+def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any], str]]:
     for lineno, line in enumerate(_lines(data), 1):
         if not line.strip():
             continue
@@ -75,7 +75,24 @@ def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InvalidBatch(f"line {lineno}: not JSON: {exc}", sqlstate="PM010") from exc
         if not isinstance(row, dict):
             raise InvalidBatch(f"line {lineno}: not a JSON object", sqlstate="PM010")
-        yield lineno, row
+        yield lineno, row, line.rstrip("\r\n")
+
+
+def _digests(lines: list[tuple[int, str]]) -> dict[int, str]:
+    """Line number -> the SHA-256 of the user's lines through it (in file order): what an
+    import records with each batch and a re-run compares before it goes on."""
+    running = hashlib.sha256()
+    out: dict[int, str] = {}
+    for lineno, text in lines:
+        running.update(text.encode("utf-8") + b"\n")
+        out[lineno] = running.hexdigest()
+    return out
+
+
+def _digest_through(digests: dict[int, str], done: int) -> str:
+    """The digest of the user's lines up to line ``done`` ('' for none)."""
+    before = [n for n in digests if n <= done]
+    return digests[max(before)] if before else ""
 
 
 def _progress(done: int, total: int, started: float, out: TextIO) -> None:
@@ -141,7 +158,8 @@ def import_file(
     result.source = source or hashlib.sha256(data).hexdigest()
     started = time.perf_counter()
     users: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    for lineno, row in records:
+    texts: dict[str, list[tuple[int, str]]] = {}
+    for lineno, row, text in records:
         user = row.pop("user", None) or row.pop("user_id", None)
         if not isinstance(user, str) or not user.strip():
             raise InvalidBatch(
@@ -150,6 +168,8 @@ def import_file(
         if not isinstance(row.get("content"), str):
             raise InvalidBatch(f"line {lineno}: `content` must be a string", sqlstate="PM010")
         users.setdefault(user, []).append((lineno, row))
+        texts.setdefault(user, []).append((lineno, text))
+    digests = {user: _digests(lines) for user, lines in texts.items()}
     # what the store would refuse in a text, before a line is embedded or written
     store.check_contents(
         [row["content"] for rows in users.values() for _, row in rows],
@@ -158,6 +178,16 @@ def import_file(
     todo: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for user, rows in users.items():
         done = store.import_lines_done(user, result.source)
+        recorded = store.import_digest(user, result.source) if done else None
+        if recorded is not None and recorded != _digest_through(digests[user], done):
+            taken, result.source = result.source, ""  # nothing written: nothing to go on with
+            raise InvalidParameter(
+                f"source {taken!r} was committed for user {user!r} from another file: "
+                f"its lines through line {done} differ from this file's; nothing was written",
+                sqlstate=InvalidParameter.sqlstate,
+                hint="Name this import with a --source of its own (or leave --source out: "
+                "the file's SHA-256 names it).",
+            )
         todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
         result.skipped += len(rows) - len(todo[user])
     total = sum(map(len, todo.values()))
@@ -180,7 +210,9 @@ def import_file(
         lines = [lineno for lineno, _ in batch]
         items = [item for _, item in batch]
         try:
-            rows = store.import_memories(user, result.source, lines, items)
+            rows = store.import_memories(
+                user, result.source, lines, items, digest=digests[user][lines[-1]]
+            )
         except PymemError as exc:
             if progress is not None:
                 progress.write("\n")

@@ -1146,16 +1146,25 @@ class MemoryStore(_StoreCore):
         return _Call("SELECT pymem.import_lines_done(%s, %s)", (user_id, source), user_id=user_id)
 
     @_sql
+    def import_digest(self, user_id: str, source: str) -> str | None:
+        """``pymem.import_digest``: what ``source`` recorded of the user's committed lines."""
+        return _Call("SELECT pymem.import_digest(%s, %s)", (user_id, source), user_id=user_id)
+
+    @_sql
     def import_memories(
         self,
         user_id: str,
         source: str,
         lines: Sequence[int],
         items: Sequence[MemoryItem | Mapping[str, Any]],
+        *,
+        digest: str | None = None,
     ) -> list[BatchResult]:
         """``pymem.import_memories``: ``upsert_many`` of the items of ``lines`` of a file,
         committed with how far ``source`` got; lines an earlier run committed are skipped.
-        Each result's ``ordinal`` is its line. Every item needs its embedding."""
+        Each result's ``ordinal`` is its line. Every item needs its embedding. ``digest``
+        (recorded with the batch): the caller's digest of the user's lines through the
+        batch's last one, what a re-run compares (:meth:`import_digest`)."""
         typed = _typed_batch(items)
         if typed is None:
             # name the item at fault as the server does ("item 3: ..."): an importer maps
@@ -1169,7 +1178,7 @@ class MemoryStore(_StoreCore):
         contents, vectors, options = typed
         return _Call(
             "SELECT * FROM pymem.import_memories(%s, %s, %s::integer[], %s::text[],"
-            " %b::vector[], %s)",
+            " %b::vector[], %s, digest => %s)",
             (
                 user_id,
                 source,
@@ -1177,6 +1186,7 @@ class MemoryStore(_StoreCore):
                 contents,
                 vectors,
                 None if options is None else _jsonb(options),
+                digest,
             ),
             BatchResult,
             user_id=user_id,

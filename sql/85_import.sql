@@ -17,6 +17,22 @@ BEGIN
 END;
 $$;
 
+-- The digest an import of `source` recorded with its last committed line for this
+-- user (NULL: none, or an import made before migration 0017).
+CREATE OR REPLACE FUNCTION pymem.import_digest(user_id text, source text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    RETURN (
+        SELECT p.digest FROM pymem.import_progress AS p
+        WHERE p.user_id = import_digest.user_id AND p.source = import_digest.source
+    );
+END;
+$$;
+
 SELECT pymem._drop_if_result_differs(
     'pymem.import_memories(text, text, integer[], text[], vector[], jsonb)', 'pymem.write_result'
 );
@@ -24,13 +40,17 @@ SELECT pymem._drop_if_result_differs(
 -- upsert_memory_arrays' batch, each item with its line of the file. Lines the
 -- source's earlier runs committed are skipped (under the user's lock, so two
 -- runs at once cannot both apply a line); `ordinal` of each row is its line.
+-- digest: the caller's digest of the user's lines through the batch's last one,
+-- recorded with it (import_digest), so that a re-run can tell its file is the one
+-- that was committed.
 CREATE OR REPLACE FUNCTION pymem.import_memories(
     user_id text,
     source text,
     lines integer[],
     contents text[],
     embeddings vector[],
-    options jsonb DEFAULT NULL
+    options jsonb DEFAULT NULL,
+    digest text DEFAULT NULL
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
@@ -81,9 +101,15 @@ BEGIN
     RETURN QUERY
     SELECT lines[v_new[r.ordinal]], r.memory_id, r.action, r.similarity, r.matched_id, r.rule
     FROM pymem.upsert_memory_arrays(import_memories.user_id, contents, embeddings, options) AS r;
-    INSERT INTO pymem.import_progress AS p (user_id, source, lines_done)
-    VALUES (import_memories.user_id, import_memories.source, lines[cardinality(lines)])
+    INSERT INTO pymem.import_progress AS p (user_id, source, lines_done, digest)
+    VALUES (
+        import_memories.user_id, import_memories.source, lines[cardinality(lines)],
+        import_memories.digest
+    )
     ON CONFLICT ON CONSTRAINT import_progress_pkey DO UPDATE
-        SET lines_done = greatest(p.lines_done, excluded.lines_done), updated_at = now();
+        SET lines_done = greatest(p.lines_done, excluded.lines_done),
+            digest = CASE WHEN excluded.lines_done >= p.lines_done
+                THEN excluded.digest ELSE p.digest END,
+            updated_at = now();
 END;
 $$;

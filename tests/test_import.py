@@ -338,3 +338,21 @@ def test_a_nan_embedding_mid_batch_is_named_by_its_line(fresh_dsn, tmp_path):
     with MemoryStore(fresh_dsn) as store, pytest.raises(InvalidEmbedding) as err:
         import_file(store, path, progress=None)
     assert str(err.value).startswith("line 5 (user 'user0'): import_memories needs"), err.value
+
+
+def test_a_source_reused_for_another_file_is_refused_not_skipped(fresh_dsn, tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, _stream(1, 5))
+    _write(b, [_line("user0", f"another fact {i}", unit(100 + i)) for i in range(5)])
+    assert main(["--dsn", fresh_dsn, "import", str(a), "--source", "nightly"]) == 0
+    capsys.readouterr()
+    assert main(["--dsn", fresh_dsn, "import", str(b), "--source", "nightly"]) == 2
+    err = capsys.readouterr().err
+    assert "source 'nightly' was committed for user 'user0' from another file" in err, err
+    assert "[PM006]" in err and "goes on" not in err
+    with psycopg.connect(fresh_dsn) as conn:
+        contents = {r[0] for r in conn.execute("SELECT content FROM pymem.memories")}
+    assert not any(c.startswith("another fact") for c in contents)
+    # the same file again under its name still goes on (nothing left to import)
+    assert main(["--dsn", fresh_dsn, "import", str(a), "--source", "nightly"]) == 0
+    assert "5 lines skipped" in capsys.readouterr().out

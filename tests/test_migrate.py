@@ -221,14 +221,18 @@ def test_a_function_whose_result_type_changed_is_made_again_in_the_load(fresh_ds
     """CREATE OR REPLACE cannot change a result type: sql/ drops such a function and makes it
     again inside its one transaction (a migration that dropped it left every writer
     without it until sql/ was loaded: 42883 for concurrent writes during an upgrade)."""
+    signature = (
+        "pymem.upsert_memory_arrays(text, text[], vector[], jsonb, double precision,"
+        " double precision, text)"
+    )
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
-        # the shape import_memories had before pymem.write_result (migration 0013)
+        # the shape it had before pymem.write_result (migration 0013)
+        conn.execute(f"DROP FUNCTION {signature}")
         conn.execute(
-            "DROP FUNCTION pymem.import_memories(text, text, integer[], text[], vector[], jsonb)"
-        )
-        conn.execute(
-            "CREATE FUNCTION pymem.import_memories(user_id text, source text, lines integer[],"
-            " contents text[], embeddings vector[], options jsonb DEFAULT NULL)"
+            "CREATE FUNCTION pymem.upsert_memory_arrays(user_id text, contents text[],"
+            " embeddings vector[], options jsonb DEFAULT NULL,"
+            " dedup_threshold double precision DEFAULT NULL,"
+            " supersede_threshold double precision DEFAULT NULL, on_related text DEFAULT NULL)"
             " RETURNS TABLE (ordinal integer, memory_id uuid, action text,"
             " similarity double precision, matched_id uuid, rule text)"
             " LANGUAGE sql"
@@ -237,7 +241,7 @@ def test_a_function_whose_result_type_changed_is_made_again_in_the_load(fresh_ds
     assert migrate(fresh_dsn).applied == []
     with psycopg.connect(fresh_dsn) as conn:
         (result,) = conn.execute(
-            "SELECT prorettype::regtype::text FROM pg_proc WHERE oid ="
-            " 'pymem.import_memories(text, text, integer[], text[], vector[], jsonb)'::regprocedure"
+            "SELECT prorettype::regtype::text FROM pg_proc WHERE oid = %s::regprocedure",
+            (signature,),
         ).fetchone()
     assert result == "pymem.write_result"
