@@ -111,7 +111,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if args.rollback and not _rollback_confirmed(dsn, args.yes):
         return 2
     result = migrate(
-        dsn, dimensions=args.dimensions, rollback=args.rollback, partitions=args.partitions
+        dsn,
+        dimensions=args.dimensions,
+        rollback=args.rollback,
+        partitions=args.partitions,
+        citus=args.citus,
+        shard_count=args.shards,
     )
     if args.rollback:
         print(f"rolled back: {', '.join(result.rolled_back) or 'nothing to roll back'}")
@@ -123,6 +128,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         )
         for table, leaves, rows in result.partitioned:
             print(f"partitioned pymem.{table}: {leaves} leaves by user_id, {rows} rows moved")
+        tables = [(name, how) for name, kind, how in result.distributed if kind == "table"]
+        for name, how in tables:
+            print(f"citus: {name} {how}")
+        functions = sum(kind == "function" for _, kind, _ in result.distributed)
+        if functions:
+            print(f"citus: {functions} functions delegated by user_id to the user's worker")
     return 0
 
 
@@ -894,6 +905,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="hash-partition users' tables by user_id into N leaves (copies every row under "
         "an exclusive lock: for a new store or a maintenance window; docs/scaling.md)",
+    )
+    p.add_argument(
+        "--citus",
+        action="store_true",
+        help="distribute the store by user_id over the Citus cluster the DSN's coordinator "
+        "runs: a new store, or a plain one converted (docs/scaling.md)",
+    )
+    p.add_argument(
+        "--shards",
+        type=int,
+        metavar="N",
+        help="with --citus: the number of shards (default: Citus's citus.shard_count, 32)",
     )
     p.add_argument(
         "--rollback",

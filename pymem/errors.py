@@ -228,6 +228,25 @@ class NotAScratchDatabase(PymemError):
     sqlstate = "PM051"
 
 
+# -- distribution with Citus (PM060-PM069; docs/scaling.md) --
+
+
+class CitusUnsupported(PymemError):
+    """Something a store distributed with Citus cannot do correctly, refused and named
+    rather than done wrong: a write Citus did not hand to the user's worker (inside another
+    query, ``INSERT ... SELECT``, a function of the app's), hash partitions, a rollback."""
+
+    sqlstate = "PM060"
+
+
+class CitusUnavailable(PymemError):
+    """``pymem migrate --citus`` (``pymem.distribute_by_user``) without Citus to distribute
+    over: the extension is not installed, the node is not the coordinator, or the cluster
+    has no workers. Nothing was changed."""
+
+    sqlstate = "PM061"
+
+
 class QueryCanceled(PymemError):
     """57014: statement_timeout expired (or the query was cancelled); nothing was written."""
 

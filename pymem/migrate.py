@@ -48,11 +48,15 @@ def function_files() -> list[Path]:
 
 
 def yoyo_uri(
-    dsn: str, schemas: dict[str, str] | None = None, lock_timeout: str | None = None
+    dsn: str,
+    schemas: dict[str, str] | None = None,
+    lock_timeout: str | None = None,
+    settings: dict[str, str] | None = None,
 ) -> str:
     """A yoyo database URI (psycopg 3 backend) for a libpq DSN or URI; with the
     extensions' ``schemas``, its sessions also search those; with ``lock_timeout``,
-    a migration's DDL gives up waiting for a table lock after that long."""
+    a migration's DDL gives up waiting for a table lock after that long; ``settings``
+    are set for its sessions (a Citus store's, :func:`citus_settings`)."""
     params = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     extra = [s for s in dict.fromkeys((schemas or {}).values()) if s != "public"]
     if extra:
@@ -60,6 +64,8 @@ def yoyo_uri(
         params["options"] = (params.get("options", "") + f" -csearch_path={path}").strip()
     if lock_timeout:
         params["options"] = (params.get("options", "") + f" -clock_timeout={lock_timeout}").strip()
+    for name, value in (settings or {}).items():
+        params["options"] = (params.get("options", "") + f" -c{name}={value}").strip()
     user = quote(params.pop("user", ""), safe="")
     password = params.pop("password", "")
     host = params.pop("host", "")
@@ -90,6 +96,8 @@ class MigrateResult:
     dimensions: int | None
     # tables hash-partitioned by this run: (table, leaves, rows moved)
     partitioned: list[tuple[str, int, int]] = field(default_factory=list)
+    # Citus (docs/scaling.md): (object, type, distribution) made distributed by this run
+    distributed: list[tuple[str, str, str]] = field(default_factory=list)
     # functions no sql/ file or migration defines any more, dropped
     dropped: list[str] = field(default_factory=list)
     # such functions kept because something depends on them
@@ -213,14 +221,23 @@ def _drop_stale_functions(cur) -> tuple[list[str], list[str]]:
     return dropped, kept
 
 
-def load_sql(cur, directory: Path | None = None) -> tuple[int, list[str], list[str]]:
+def load_sql(
+    cur, directory: Path | None = None, distributed: list | None = None
+) -> tuple[int, list[str], list[str]]:
     """Run every file of sql/ on a DB-API cursor inside the caller's transaction:
     search_path and ``public.`` names point at the extensions' schemas, and the
     pymem functions sql/ and migrations/ no longer define are dropped before the
-    grants (the last file). Returns (files, dropped, kept)."""
+    grants (the last file). On a store distributed with Citus the functions are
+    distributed again in the same transaction (``pymem.distribute_by_user()``: the
+    rows it changed are appended to ``distributed``). Returns (files, dropped, kept)."""
     files = sorted((directory or sql_dir()).glob("*.sql"))
     schemas = extension_schemas(cur)
     members = _extension_members(cur, schemas)
+    state = citus_state(cur)
+    for name, value in citus_settings(state).items():
+        cur.execute(f"SET LOCAL {name} = {value}")
+    # on a distributed store Citus repeats this on the workers, which check the
+    # bodies of the functions it sends them with it (citus.propagate_set_commands)
     cur.execute(f"SET LOCAL search_path = {function_search_path(schemas)}")
     dropped: list[str] = []
     kept: list[str] = []
@@ -228,15 +245,86 @@ def load_sql(cur, directory: Path | None = None) -> tuple[int, list[str], list[s
         if i == len(files) - 1:
             dropped, kept = _drop_stale_functions(cur)
         cur.execute(sql_text(file.read_text(encoding="utf-8"), schemas, members).encode())
+    if state == "distributed":
+        rows = _fetch(cur, _DISTRIBUTE, (None,))
+        if distributed is not None:
+            distributed.extend(rows)
     return len(files), dropped, kept
+
+
+# Citus (docs/scaling.md): what a migration's session needs on a Citus node.
+# A store not yet distributed is built on the coordinator alone: Citus would
+# otherwise send each object to the workers as it is made, and an object made
+# while that could not follow (a function of a local table's row type) breaks the
+# next statement that names it there. A distributed store: its DDL reaches the
+# shards (triggers on them are pymem's own, sql/96_citus.sql), one connection per
+# worker for the transaction (DDL on shards and reference tables in one
+# transaction needs it).
+_CITUS_LOCAL = {"citus.enable_ddl_propagation": "off"}
+_CITUS_DISTRIBUTED = {
+    "citus.multi_shard_modify_mode": "sequential",
+    "citus.enable_unsafe_triggers": "on",
+    "citus.propagate_set_commands": "local",
+}
+_DISTRIBUTE = (
+    "SELECT object_name, object_type, distribution FROM pymem.distribute_by_user(%s)"
+    " WHERE converted"
+)
+
+
+def citus_state(conn) -> str | None:
+    """``None`` without the citus extension; ``'distributed'`` when pymem.memories is
+    a Citus distributed table; else ``'local'`` (Citus, a plain store or none yet).
+    ``conn`` is a connection or a DB-API cursor."""
+    cur = conn.cursor() if hasattr(conn, "cursor") else conn
+    if not _fetch(cur, "SELECT FROM pg_extension WHERE extname = 'citus'"):
+        return None
+    (distributed,) = _fetch(
+        cur,
+        "SELECT EXISTS (SELECT FROM pg_dist_partition"
+        " WHERE logicalrelid = to_regclass('pymem.memories') AND partmethod = 'h')",
+    )[0]
+    return "distributed" if distributed else "local"
+
+
+def citus_settings(state: str | None) -> dict[str, str]:
+    """The session settings a migration needs in Citus ``state`` (:func:`citus_state`)."""
+    if state == "distributed":
+        return dict(_CITUS_DISTRIBUTED)
+    return dict(_CITUS_LOCAL) if state == "local" else {}
+
+
+def _check_citus_cluster(conn: psycopg.Connection) -> None:
+    """Before anything is changed: ``--citus`` needs a Citus coordinator with workers."""
+    from pymem.errors import CitusUnavailable
+
+    problem = None
+    if citus_state(conn) is None:
+        problem = "the citus extension is not installed in this database"
+        hint = (
+            "Load citus (shared_preload_libraries), CREATE EXTENSION citus on every node, "
+            "and add the workers on the coordinator (citus_add_node); scripts/citus_cluster.py "
+            "starts a test cluster."
+        )
+    elif not conn.execute("SELECT citus_is_coordinator()").fetchone()[0]:
+        problem, hint = "this node is not the Citus coordinator", "Migrate on the coordinator."
+    elif not conn.execute(
+        "SELECT count(*) FROM pg_dist_node WHERE isactive AND noderole = 'primary' AND groupid <> 0"
+    ).fetchone()[0]:
+        problem = "the Citus cluster has no worker nodes"
+        hint = "Add them on the coordinator: SELECT citus_add_node(host, port)."
+    if problem:
+        raise CitusUnavailable(f"pymem migrate --citus: {problem}", hint=hint)
 
 
 def apply_functions(conn: psycopg.Connection, result: MigrateResult | None = None) -> int:
     """(Re)create every function, trigger and grant in sql/, in one transaction."""
+    distributed: list = []
     with conn.transaction(), conn.cursor() as cur:
-        loaded, dropped, kept = load_sql(cur)
+        loaded, dropped, kept = load_sql(cur, distributed=distributed)
     if result is not None:
         result.dropped, result.kept = dropped, kept
+        result.distributed.extend(distributed)
     return loaded
 
 
@@ -252,6 +340,8 @@ def migrate(
     rollback: bool = False,
     lock_timeout: str | None = "5s",
     partitions: int | None = None,
+    citus: bool = False,
+    shard_count: int | None = None,
 ) -> MigrateResult:
     """Apply (or with ``rollback`` remove) pymem's schema; idempotent.
 
@@ -259,15 +349,41 @@ def migrate(
     (``pymem.partition_by_user``, docs/scaling.md). A store already partitioned
     stays so: a table a newer migration adds is partitioned like the others.
 
+    ``citus`` distributes the store by user_id over the Citus cluster whose
+    coordinator ``dsn`` names (``pymem.distribute_by_user``, in ``shard_count``
+    shards; docs/scaling.md): a new store, or a plain one converted. A store
+    distributed stays so: every later migrate distributes what it adds.
+
     A migration's DDL needs a brief exclusive lock on the table it changes. Queued
     behind a long reader it would block every reader after it, so it waits at most
     ``lock_timeout``, then fails (``LockTimeout``) and rolls back whole: run it again.
     """
+    from pymem.errors import CitusUnsupported, InvalidParameter
+
     get_backend, read_migrations = _yoyo()
     with _locked_connection(dsn) as conn:
+        state = citus_state(conn)
+        if citus and partitions is not None:
+            raise InvalidParameter(
+                "--citus and --partitions exclude each other: Citus shards by user_id itself",
+                sqlstate=InvalidParameter.sqlstate,
+            )
+        if shard_count is not None and not citus:
+            raise InvalidParameter(
+                "shard_count (--shards) needs citus (--citus)", sqlstate=InvalidParameter.sqlstate
+            )
+        if citus and not rollback:
+            _check_citus_cluster(conn)
+        if rollback and state == "distributed":
+            raise CitusUnsupported(
+                "pymem migrate --rollback is not supported on a store distributed with Citus",
+                hint="Drop schemas pymem and pymem_citus (CASCADE) yourself to remove it.",
+            )
         # the migrations name pgvector's types unqualified: they resolve
         # through the extensions' schemas wherever those are
-        backend = get_backend(yoyo_uri(dsn, extension_schemas(conn), lock_timeout))
+        backend = get_backend(
+            yoyo_uri(dsn, extension_schemas(conn), lock_timeout, citus_settings(state))
+        )
         try:
             migrations = read_migrations(str(migrations_dir()))
             with backend.lock():
@@ -288,6 +404,12 @@ def migrate(
                 result.dimensions = conn.execute(
                     "SELECT pymem._set_dimensions(%s)", (dimensions,)
                 ).fetchone()[0]
+        if citus:
+            with wrap_errors(), conn.transaction():
+                if lock_timeout:  # distributing a table locks it, as partitioning does
+                    conn.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))
+                result.distributed.extend(conn.execute(_DISTRIBUTE, (shard_count,)).fetchall())
+            return result
         with wrap_errors(), conn.transaction():
             if lock_timeout:  # partitioning a table locks it whole, as a migration's DDL does
                 conn.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))

@@ -386,6 +386,19 @@ class PartitionedTable:
 
 
 @dataclass(frozen=True)
+class DistributedObject:
+    """A row of ``pymem.distribute_by_user`` (docs/scaling.md)."""
+
+    object_name: str
+    # table or function
+    object_type: str
+    # 'distributed by user_id', 'reference' or 'delegated by user_id'
+    distribution: str
+    # False: it was distributed before this call
+    converted: bool
+
+
+@dataclass(frozen=True)
 class QualityReport:
     users: int
     live_memories: int
@@ -540,9 +553,11 @@ def _register_vector(conn: Any) -> _Steps[str]:
     return f"{found[0]}.vector"
 
 
-_SET_USER = "SELECT set_config('pymem.user_id', %s, true)"
+# pymem._set_user: set_config(), or on Citus a SET LOCAL that Citus repeats on the
+# workers the call runs on (docs/scaling.md)
+_SET_USER = "SELECT pymem._set_user(%s)"
 # the target list runs left to right: the previous value, then the new one
-_SWAP_USER = "SELECT current_setting('pymem.user_id', true), set_config('pymem.user_id', %s, true)"
+_SWAP_USER = "SELECT current_setting('pymem.user_id', true), pymem._set_user(%s)"
 
 
 def _as_user(conn: Any, user_id: str | None, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
@@ -1709,6 +1724,29 @@ class MemoryStore(_StoreCore):
     def store_partitions(self) -> int | None:
         """``pymem.store_partitions``: leaves of pymem.memories, None when not partitioned."""
         return _Call("SELECT pymem.store_partitions()")
+
+    # -- Citus ---------------------------------------------------------------------------
+
+    @_sql
+    def distribute_by_user(self, shard_count: int | None = None) -> list[DistributedObject]:
+        """``pymem.distribute_by_user``: distribute the store by user_id over the Citus
+        cluster this connection's node coordinates (the store's owner only; ``pymem
+        migrate --citus``; docs/scaling.md)."""
+        return _Call(
+            "SELECT * FROM pymem.distribute_by_user(%s::integer)", (shard_count,), DistributedObject
+        )
+
+    @_sql
+    def store_shards(self) -> int | None:
+        """``pymem.store_shards``: shards of pymem.memories, None when not distributed."""
+        return _Call("SELECT pymem.store_shards()")
+
+    @_sql
+    def relay_events(self) -> int:
+        """``pymem.relay_events``: on a store distributed with Citus, send the events
+        waiting in its outbox as NOTIFY on ``pymem_events`` of the coordinator (0 on any
+        other store, whose events are NOTIFYs already); the number sent."""
+        return _Call("SELECT pymem.relay_events()")
 
 
 # -- asyncio ------------------------------------------------------------------------

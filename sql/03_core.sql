@@ -2,11 +2,28 @@
 -- lock that serializes one user's writers, and the stronger of two
 -- sources (a restatement never weakens a memory's or a fact's source).
 
+-- Functions that read a table have a string body, not an SQL-standard one
+-- (RETURN ...): Citus 14 fails to run those on a distributed store
+-- (docs/scaling.md); tests/test_citus.py keeps it so.
 CREATE OR REPLACE FUNCTION pymem._settings()
 RETURNS pymem.settings
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN (SELECT s FROM pymem.settings AS s);
+AS $$
+    SELECT s.* FROM pymem.settings AS s
+$$;
+
+-- Each kind's default decay rate per day ({"fact": 0.01, ...}): queries over
+-- a user's memories look their rate up here instead of joining pymem.kinds,
+-- because on Citus a function run on a worker cannot join a distributed
+-- table with a reference table in one statement (docs/scaling.md).
+CREATE OR REPLACE FUNCTION pymem._kind_rates()
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT coalesce(jsonb_object_agg(k.kind, k.decay_rate), '{}') FROM pymem.kinds AS k
+$$;
 
 -- Serializes one user's writers: dedup reads then writes, and two
 -- concurrent transactions must not both decide "inserted". Under
@@ -25,6 +42,12 @@ BEGIN
             USING ERRCODE = 'PM014',
                 HINT = 'Its snapshot predates the per-user lock: two writers could both '
                     'store the same fact.';
+    END IF;
+    -- on Citus the lock is the worker's that holds the user's rows, where
+    -- every write of the user runs (sql/96_citus.sql); a write Citus did not
+    -- hand to that worker is refused rather than locked elsewhere
+    IF current_setting('citus.propagate_set_commands', TRUE) IS NOT NULL THEN
+        PERFORM pymem._citus_check_local(user_id);
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended('pymem.user:' || user_id, 0));
 END;

@@ -7,10 +7,11 @@
 -- Who called: true when every function on the call stack (a PL/pgSQL
 -- context as GET DIAGNOSTICS PG_CONTEXT reports it) is a pymem function and
 -- there are at least min_frames of them. A frame names a function by
--- signature; it is trusted only when exactly one function in the database
--- has that name and argument types and it lives in schema pymem (a
--- look-alike planted in another schema makes the frame untrusted: fail
--- closed). Text of SQL statements in the context can imitate frame lines,
+-- signature; it is trusted only when every function in the database with
+-- that name and argument types lives in schema pymem, or in pymem_citus
+-- (the owner's copies of pymem's bodies on a store distributed with Citus,
+-- sql/96_citus.sql): a look-alike planted in another schema makes the
+-- frame untrusted (fail closed). Text of SQL statements in the context can imitate frame lines,
 -- but only text written by the caller's own code: a caller that is not
 -- pymem is itself a real frame, so it is always seen.
 CREATE OR REPLACE FUNCTION pymem._pymem_stack(context text, min_frames integer)
@@ -22,21 +23,26 @@ DECLARE
     v_line text;
     v_sig text[];
     v_frames integer := 0;
+    v_citus regnamespace := coalesce(
+        pg_catalog.to_regnamespace('pymem_citus'), 'pymem'::pg_catalog.regnamespace
+    );
 BEGIN
     FOREACH v_line IN ARRAY pg_catalog.string_to_array(context, E'\n') LOOP
         IF pg_catalog.starts_with(v_line, 'PL/pgSQL function ') THEN
             v_sig := pg_catalog.regexp_match(
-                v_line, '^PL/pgSQL function (?:pymem\.)?([a-z_][a-z0-9_]*)\(([^()]*)\)'
+                v_line,
+                '^PL/pgSQL function (?:(pymem|pymem_citus)\.)?([a-z_][a-z0-9_]*)\(([^()]*)\)'
             );
             IF v_sig IS NULL OR (
-                SELECT pg_catalog.count(*) OPERATOR(pg_catalog.<>) 1
+                SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0
                     OR NOT pg_catalog.bool_and(
                         p.pronamespace OPERATOR(pg_catalog.=) 'pymem'::pg_catalog.regnamespace
+                        OR p.pronamespace OPERATOR(pg_catalog.=) v_citus
                     )
                 FROM pg_catalog.pg_proc AS p
-                WHERE p.proname OPERATOR(pg_catalog.=) v_sig[1]::pg_catalog.name
+                WHERE p.proname OPERATOR(pg_catalog.=) v_sig[2]::pg_catalog.name
                     AND pg_catalog.replace(pg_catalog.oidvectortypes(p.proargtypes), ', ', ',')
-                    OPERATOR(pg_catalog.=) v_sig[2]
+                    OPERATOR(pg_catalog.=) v_sig[3]
             ) THEN
                 RETURN false;
             END IF;
@@ -47,6 +53,7 @@ BEGIN
                 SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0
                     OR NOT pg_catalog.bool_and(
                         p.pronamespace OPERATOR(pg_catalog.=) 'pymem'::pg_catalog.regnamespace
+                        OR p.pronamespace OPERATOR(pg_catalog.=) v_citus
                     )
                 FROM pg_catalog.pg_proc AS p
                 WHERE p.proname OPERATOR(pg_catalog.=) v_sig[1]::pg_catalog.name
@@ -66,15 +73,17 @@ CREATE OR REPLACE FUNCTION pymem._reason_mac(reason text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-RETURN pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(
-    pg_catalog.concat_ws(
-        ':',
-        (SELECT k.key FROM pymem.history_key AS k),
-        pg_catalog.pg_current_xact_id(),
-        reason
-    ),
-    'UTF8'
-)), 'hex');
+AS $$
+    SELECT pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(
+        pg_catalog.concat_ws(
+            ':',
+            (SELECT k.key FROM pymem.history_key AS k),
+            pg_catalog.pg_current_xact_id(),
+            reason
+        ),
+        'UTF8'
+    )), 'hex')
+$$;
 
 -- SECURITY DEFINER: the application role may not write history itself
 -- (no INSERT grant on memory_versions), only through this trigger. So

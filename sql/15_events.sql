@@ -12,17 +12,26 @@ RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pymem, public
 AS $$
-BEGIN
+DECLARE
     -- NOTIFY payloads are capped at 8000 bytes: long id lists are cut,
     -- with the total kept, and the queue query has the rest.
-    PERFORM pg_notify('pymem_events', (
-        jsonb_build_object(
-            'user_id', user_id,
-            'event', event,
-            'ids', to_jsonb(ids[1:100]),
-            'count', cardinality(ids)
-        ) || coalesce(extra, '{}')
-    )::text);
+    v_payload jsonb := jsonb_build_object(
+        'user_id', user_id,
+        'event', event,
+        'ids', to_jsonb(ids[1:100]),
+        'count', cardinality(ids)
+    ) || coalesce(extra, '{}');
+BEGIN
+    -- On Citus this runs on a worker, whose NOTIFY no listener on the
+    -- coordinator hears (and which a transaction writing two workers could
+    -- not commit): the event waits in the outbox, in the same transaction,
+    -- until pymem.relay_events() sends it on the coordinator.
+    IF pymem._citus_outbox() THEN
+        INSERT INTO pymem.event_outbox (user_id, event, payload)
+        VALUES (_notify.user_id, _notify.event, v_payload);
+        RETURN;
+    END IF;
+    PERFORM pg_notify('pymem_events', v_payload::text);
 END;
 $$;
 
@@ -46,7 +55,13 @@ BEGIN
 END;
 $$;
 
-CREATE OR REPLACE TRIGGER reviews_announce
-AFTER INSERT ON pymem.reviews
-FOR EACH ROW
-EXECUTE FUNCTION pymem._announce_review();
+-- In a DO block: Citus sends a trigger's statement to the shards as the
+-- text it came in, and a file's many statements are refused there.
+DO $$
+BEGIN
+    CREATE OR REPLACE TRIGGER reviews_announce
+    AFTER INSERT ON pymem.reviews
+    FOR EACH ROW
+    EXECUTE FUNCTION pymem._announce_review();
+END;
+$$;

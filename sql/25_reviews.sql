@@ -184,10 +184,14 @@ BEGIN
             );
         END IF;
         -- the people the retired memory was about are linked to the survivor
+        -- (from an array: on Citus an INSERT that selects from a distributed
+        -- table cannot run in a function delegated to a worker)
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
-        SELECT l.user_id, l.contact_id, v_review.matched_id, 'moved'
-        FROM pymem.contact_links AS l
-        WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id
+        SELECT resolve_review.user_id, c.id, v_review.matched_id, 'moved'
+        FROM unnest(ARRAY(
+            SELECT l.contact_id FROM pymem.contact_links AS l
+            WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id
+        )) AS c (id)
         ON CONFLICT DO NOTHING;
         DELETE FROM pymem.contact_links AS l
         WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id;
@@ -218,7 +222,10 @@ BEGIN
                             CASE WHEN r.matched_id = v_review.memory_id
                                 THEN v_survivor ELSE r.matched_id END AS matched_id
                     ) AS moved
-                    WHERE o.user_id = r.user_id AND o.resolved_at IS NULL
+                    -- (the user named, not only r's: Citus runs the whole
+                    -- statement on the user's shard only when every table
+                    -- of it is filtered by the user)
+                    WHERE o.user_id = resolve_review.user_id AND o.resolved_at IS NULL
                         AND o.cause = r.cause AND o.id <> r.id
                         AND (
                             (o.memory_id = moved.memory_id AND o.matched_id = moved.matched_id)

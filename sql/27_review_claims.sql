@@ -53,9 +53,9 @@ $$;
 -- hold (FOR UPDATE SKIP LOCKED: two reviewers claiming at once get
 -- different reviews), parked ones, those waiting to be retried, and those
 -- whose memories were deleted or consolidated since (nothing is left to
--- judge). A review whose earlier claim (of another reviewer) ran out is a
--- failed attempt of that reviewer: counted, and parked instead of claimed
--- when it reaches the limit. Returns what a judge's prompt needs of both memories.
+-- judge). A review whose earlier claim ran out is a failed attempt of that
+-- reviewer: counted, and parked instead of claimed when it reaches the
+-- limit. Returns what a judge's prompt needs of both memories.
 CREATE OR REPLACE FUNCTION pymem.claim_reviews(
     user_id text, worker text, k integer DEFAULT 10, lease double precision DEFAULT 600
 )
@@ -71,6 +71,8 @@ DECLARE
     v_ids uuid[];
     v_claimed integer := 0;
     v_rows integer;
+    v_lapsed jsonb;
+    v_now timestamptz := now();
 BEGIN
     IF user_id IS NOT NULL THEN
         PERFORM pymem._check_user(user_id);
@@ -110,25 +112,42 @@ BEGIN
             FOR UPDATE SKIP LOCKED
         ) AS c;
         EXIT WHEN v_ids IS NULL;
-        -- a claim that ran out: its reviewer died, or overran its lease (the same
-        -- reviewer claiming it again, as a dry run holding its claims does, failed
-        -- at nothing)
+        -- a claim that ran out: its reviewer died, or overran its lease. (The
+        -- messages are made first, and every statement names the user when
+        -- there is one: on Citus, which runs this on the user's worker, an
+        -- UPDATE cannot format a row's timestamp, and a statement not filtered
+        -- by the user would reach for every shard.)
+        v_lapsed := (
+            SELECT jsonb_agg(jsonb_build_object(
+                'user_id', r.user_id, 'id', r.id,
+                'error', format('the claim of reviewer %s ran out at %s', r.claimed_by,
+                    r.claimed_until)
+            ))
+            FROM pymem.reviews AS r
+            INNER JOIN unnest(v_users, v_ids) AS c (user_id, id)
+                ON r.user_id = c.user_id AND r.id = c.id
+            WHERE (claim_reviews.user_id IS NULL OR r.user_id = claim_reviews.user_id)
+                AND r.claimed_by IS NOT NULL
+                -- the same reviewer claiming it again (a dry run holding its claims)
+                -- failed at nothing
+                AND r.claimed_by <> claim_reviews.worker
+        );
         UPDATE pymem.reviews AS r
         SET attempts = r.attempts + 1,
-            last_error = format('the claim of reviewer %s ran out at %s', r.claimed_by,
-                r.claimed_until),
+            last_error = c.error,
             claimed_by = NULL,
             claimed_until = NULL,
-            parked_at = CASE WHEN r.attempts + 1 >= v_max THEN now() END
-        FROM unnest(v_users, v_ids) AS c (user_id, id)
-        WHERE r.user_id = c.user_id AND r.id = c.id AND r.claimed_by IS NOT NULL
-            AND r.claimed_by <> claim_reviews.worker;
+            parked_at = CASE WHEN r.attempts + 1 >= v_max THEN v_now END
+        FROM jsonb_to_recordset(v_lapsed) AS c (user_id text, id uuid, error text)
+        WHERE (claim_reviews.user_id IS NULL OR r.user_id = claim_reviews.user_id)
+            AND r.user_id = c.user_id AND r.id = c.id;
         RETURN QUERY
         WITH claimed AS (
             UPDATE pymem.reviews AS r
             SET claimed_by = claim_reviews.worker, claimed_until = v_until, retry_at = NULL
             FROM unnest(v_users, v_ids) AS c (user_id, id)
-            WHERE r.user_id = c.user_id AND r.id = c.id AND r.parked_at IS NULL
+            WHERE (claim_reviews.user_id IS NULL OR r.user_id = claim_reviews.user_id)
+                AND r.user_id = c.user_id AND r.id = c.id AND r.parked_at IS NULL
             RETURNING r.*
         )
         SELECT r.id, r.user_id, r.cause, r.memory_id, r.matched_id, r.similarity,
@@ -137,7 +156,9 @@ BEGIN
             o.content, o.kind, o.topic, o.created_at, o.updated_at
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
+            AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)
         JOIN pymem.memories AS o ON o.user_id = r.user_id AND o.id = r.matched_id
+            AND (claim_reviews.user_id IS NULL OR o.user_id = claim_reviews.user_id)
         ORDER BY r.created_at, r.id;
         GET DIAGNOSTICS v_rows = ROW_COUNT;
         v_claimed := v_claimed + v_rows;
@@ -169,6 +190,10 @@ DECLARE
     v_max integer := (pymem._settings()).review_max_attempts;
     v_error text := left(nullif(btrim(error), ''), 2000);
     v_attempts integer;
+    -- the times computed here: Citus refuses now() (and timestamp arithmetic)
+    -- inside a CASE of an UPDATE
+    v_now timestamptz := now();
+    v_retry timestamptz;
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_worker(worker);
@@ -177,15 +202,16 @@ BEGIN
             coalesce(retry_after::text, 'NULL')
             USING ERRCODE = 'PM006';
     END IF;
+    v_retry := v_now + make_interval(secs => retry_after);
     UPDATE pymem.reviews AS r
     SET claimed_by = NULL,
         claimed_until = NULL,
         attempts = r.attempts + (v_error IS NOT NULL)::integer,
         last_error = coalesce(v_error, r.last_error),
         retry_at = CASE WHEN v_error IS NOT NULL
-            THEN now() + make_interval(secs => release_review.retry_after) END,
+            THEN v_retry END,
         parked_at = CASE WHEN v_error IS NOT NULL AND r.attempts + 1 >= v_max
-            THEN now() END
+            THEN v_now END
     WHERE r.user_id = release_review.user_id AND r.id = release_review.review_id
         AND r.resolved_at IS NULL AND r.claimed_by = release_review.worker
     RETURNING r.attempts INTO v_attempts;
@@ -231,7 +257,9 @@ BEGIN
         UPDATE pymem.reviews AS r
         SET parked_at = NULL, attempts = 0, retry_at = NULL
         FROM parked AS p
-        WHERE r.user_id = p.user_id AND r.id = p.id
+        -- (the user named: on Citus a statement stays on the user's shard when
+        -- every table of it is filtered by the user)
+        WHERE r.user_id = unpark_reviews.user_id AND r.user_id = p.user_id AND r.id = p.id
     )
     SELECT p.id, p.memory_id, p.matched_id, p.attempts, p.last_error, p.parked_at
     FROM parked AS p

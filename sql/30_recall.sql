@@ -96,6 +96,7 @@ DECLARE
     v_pool integer;
     v_ids uuid [] := '{}';
     v_row record;
+    v_rates jsonb := pymem._kind_rates();
 BEGIN
     -- one rule for user ids, the writes' (a copy of it here had drifted)
     PERFORM pymem._check_user(user_id);
@@ -171,11 +172,11 @@ BEGIN
                     SELECT
                         pool.*,
                         pymem.decay_score(
-                            pool.importance, coalesce(pool.decay_rate, kd.decay_rate),
+                            pool.importance,
+                            coalesce(pool.decay_rate, (v_rates ->> pool.kind)::double precision),
                             pool.last_access_at, recall.at
                         ) AS strength
                     FROM pool
-                    INNER JOIN pymem.kinds AS kd ON kd.kind = pool.kind
                 ) AS p
                 ORDER BY final_score DESC, p.id
                 LIMIT recall.k

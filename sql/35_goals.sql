@@ -10,12 +10,14 @@ CREATE OR REPLACE FUNCTION pymem._goal_metrics(content text)
 RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN array(
-    SELECT g.metric
-    FROM pymem.goal_metrics AS g
-    WHERE lower(content) ~ g.pattern
-    ORDER BY g.metric
-);
+AS $$
+    SELECT array(
+        SELECT g.metric
+        FROM pymem.goal_metrics AS g
+        WHERE lower(content) ~ g.pattern
+        ORDER BY g.metric
+    )
+$$;
 
 -- A goal's text without the metric names: what is left says what the
 -- goal is about the metric (lower it, check it, keep it under ...).
@@ -23,12 +25,14 @@ CREATE OR REPLACE FUNCTION pymem._strip_goal_metrics(content text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN regexp_replace(
-    lower(content),
-    coalesce((SELECT string_agg('(' || g.pattern || ')', '|') FROM pymem.goal_metrics AS g), '$^'),
-    ' ',
-    'g'
-);
+AS $$
+    SELECT regexp_replace(
+        lower(content),
+        coalesce((SELECT string_agg('(' || g.pattern || ')', '|') FROM pymem.goal_metrics AS g), '$^'),
+        ' ',
+        'g'
+    )
+$$;
 
 -- The user's live goal a new goal most likely updates: one whose metrics
 -- the new goal all names, under the same topic when both have one, with the

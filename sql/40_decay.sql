@@ -52,16 +52,15 @@ BEGIN
                 m.ctid AS tid,
                 pymem._decay_due(
                     m.pinned, m.valid_until, m.importance,
-                    coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, $1, $2
+                    coalesce(m.decay_rate, ($6 ->> m.kind)::double precision),
+                    m.last_access_at, $1, $2
                 ) AS due
             FROM %1$s AS m
-            INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
             WHERE m.tier = 'hot' AND %2$s
         ),
         locked AS (
             SELECT m.ctid AS tid
             FROM %1$s AS m
-            INNER JOIN pymem.kinds AS kd ON kd.kind = m.kind
             -- a ctid names a row only within one heap: on a partitioned
             -- store the user's filter keeps the lookup in that user's leaf
             WHERE m.ctid = ANY(ARRAY(SELECT s.tid FROM slice AS s WHERE s.due))
@@ -69,7 +68,8 @@ BEGIN
                 AND m.tier = 'hot'
                 AND pymem._decay_due(
                     m.pinned, m.valid_until, m.importance,
-                    coalesce(m.decay_rate, kd.decay_rate), m.last_access_at, $1, $2
+                    coalesce(m.decay_rate, ($6 ->> m.kind)::double precision),
+                    m.last_access_at, $1, $2
                 )
             FOR UPDATE OF m SKIP LOCKED
         ),
@@ -90,7 +90,7 @@ BEGIN
     )
     INTO scanned, cooled
     USING at, cold_below, format('(%s,0)', from_block)::tid,
-        format('(%s,0)', to_block)::tid, user_id;
+        format('(%s,0)', to_block)::tid, user_id, pymem._kind_rates();
 END;
 $$;
 
@@ -137,6 +137,11 @@ DECLARE
     v_batch record;
 BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, user_id, batch_blocks);
+    -- distributed with Citus: each shard on its worker (sql/96_citus.sql)
+    IF pymem.store_shards() IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM pymem._citus_apply_decay(at, cold_below, user_id, batch_blocks);
+        RETURN;
+    END IF;
     scanned := 0;
     cooled := 0;
     IF user_id IS NOT NULL THEN
@@ -199,6 +204,22 @@ BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, NULL, batch_blocks);
     scanned := 0;
     cooled := 0;
+    -- distributed with Citus: each shard on its worker, batch by batch
+    -- (sql/96_citus.sql), a commit after each batch as below
+    IF pymem.store_shards() IS NOT NULL THEN
+        FOR v_slice IN SELECT * FROM pymem._citus_batches(batch_blocks) LOOP
+            SELECT * INTO v_batch
+            FROM pymem._citus_shard_decay(
+                v_slice.shard_key, at, cold_below, NULL, v_slice.from_block,
+                v_slice.from_block + batch_blocks
+            );
+            scanned := scanned + v_batch.scanned;
+            cooled := cooled + v_batch.cooled;
+            COMMIT;
+        END LOOP;
+        cold_total := (SELECT count(*) FROM pymem.memories AS m WHERE m.tier = 'cold');
+        RETURN;
+    END IF;
     -- the list of batches is read once: a leaf growing meanwhile keeps its
     -- new blocks for the next run, as a growing table always did
     FOR v_slice IN SELECT * FROM pymem._heap_batches(batch_blocks) LOOP

@@ -96,16 +96,18 @@ CREATE OR REPLACE FUNCTION pymem._fact_policy(key text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN coalesce((
-    SELECT p.policy
-    FROM pymem.fact_policies AS p
-    WHERE
-        key LIKE replace(
-            replace(replace(replace(p.key_pattern, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%'
-        )
-    ORDER BY length(replace(p.key_pattern, '*', '')) DESC, p.key_pattern
-    LIMIT 1
-), 'latest_wins');
+AS $$
+    SELECT coalesce((
+        SELECT p.policy
+        FROM pymem.fact_policies AS p
+        WHERE
+            key LIKE replace(
+                replace(replace(replace(p.key_pattern, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%'
+            )
+        ORDER BY length(replace(p.key_pattern, '*', '')) DESC, p.key_pattern
+        LIMIT 1
+    ), 'latest_wins')
+$$;
 
 -- Closes the open 'fact' review of a key once no scope of it is pending.
 CREATE OR REPLACE FUNCTION pymem._close_fact_review(user_id text, key text, decision text)
@@ -569,7 +571,7 @@ CREATE OR REPLACE FUNCTION pymem.contradiction_rate(user_id text DEFAULT NULL)
 RETURNS double precision
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public
-RETURN (
+AS $$
     SELECT
         coalesce(
             (count(*) FILTER (WHERE f.conflict_pending))::double precision / nullif(count(*), 0), 0
@@ -577,7 +579,7 @@ RETURN (
     FROM pymem.facts AS f
     -- $1: user_id (the parameter's name is also the column's)
     WHERE $1 IS NULL OR f.user_id = $1
-);
+$$;
 
 -- The user's facts as believed now: one row per key and scope, expired
 -- states left out; conflict_pending marks a key waiting for the user.

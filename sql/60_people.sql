@@ -181,6 +181,16 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
+DECLARE
+    -- the names taken first: on Citus an INSERT that selects from a
+    -- distributed table cannot run in a function delegated to a worker
+    v_names text [] := ARRAY(
+        SELECT c.normalized_name FROM pymem.contacts AS c
+        WHERE c.user_id = _contact_add_aliases.user_id
+            AND c.normalized_name = ANY(ARRAY(
+                SELECT pymem._normalize_name(x) FROM unnest(aliases) AS x
+            ))
+    );
 BEGIN
     INSERT INTO pymem.contact_aliases AS a (user_id, contact_id, alias)
     SELECT DISTINCT ON (pymem._normalize_name(n.alias))
@@ -188,12 +198,7 @@ BEGIN
     FROM unnest(aliases) WITH ORDINALITY AS n (alias, i)
     WHERE
         pymem._normalize_name(n.alias) <> ''
-        AND NOT EXISTS (
-            SELECT FROM pymem.contacts AS c
-            WHERE
-                c.user_id = _contact_add_aliases.user_id
-                AND c.normalized_name = pymem._normalize_name(n.alias)
-        )
+        AND pymem._normalize_name(n.alias) <> ALL(v_names)
     ORDER BY pymem._normalize_name(n.alias), n.i
     ON CONFLICT ON CONSTRAINT contact_aliases_pkey DO NOTHING;
 END;
@@ -219,6 +224,7 @@ DECLARE
     v_id uuid;
     v_linked integer;
     v_too_long text;
+    v_now timestamptz;
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_contact_name(name);
@@ -244,7 +250,9 @@ BEGIN
     WHERE i.id IS NOT NULL
     ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING;
     GET DIAGNOSTICS v_linked = ROW_COUNT;
-    UPDATE pymem.contacts AS c SET last_mentioned_at = clock_timestamp()
+    -- the clock read first: Citus refuses a volatile function in an UPDATE
+    v_now := clock_timestamp();
+    UPDATE pymem.contacts AS c SET last_mentioned_at = v_now
     WHERE c.user_id = sync_contact.user_id AND c.id = v_id;
     IF v_linked > 0 THEN
         PERFORM pymem._contact_profile_due(user_id, v_id);
@@ -307,7 +315,9 @@ BEGIN
                 UNION ALL
                 SELECT a.normalized_alias
                 FROM pymem.contact_aliases AS a
-                WHERE a.user_id = c.user_id AND a.contact_id = c.id
+                -- (the user named: Citus keeps a subquery on the user's shard
+                -- only when it is filtered by the user itself)
+                WHERE a.user_id = resolve_contact.user_id AND a.contact_id = c.id
             ) AS n
         ) AS k
         WHERE c.user_id = resolve_contact.user_id
@@ -358,6 +368,7 @@ DECLARE
     v_merge_id uuid;
     v_keep pymem.contacts;
     v_merge pymem.contacts;
+    v_moved jsonb;
 BEGIN
     PERFORM pymem._check_user(user_id);
     -- before the lookups: a merge that waited for another one sees its
@@ -399,10 +410,16 @@ BEGIN
     WHERE h.user_id = merge_contacts.user_id AND h.contact_id = v_merge_id;
     UPDATE pymem.contact_aliases AS a SET contact_id = v_keep_id
     WHERE a.user_id = merge_contacts.user_id AND a.contact_id = v_merge_id;
+    -- the links read first: on Citus an INSERT that selects from a
+    -- distributed table cannot run in a function delegated to a worker
+    v_moved := coalesce((
+        SELECT jsonb_agg(jsonb_build_object('memory_id', l.memory_id, 'linked_at', l.linked_at))
+        FROM pymem.contact_links AS l
+        WHERE l.user_id = merge_contacts.user_id AND l.contact_id = v_merge_id
+    ), '[]');
     INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by, linked_at)
-    SELECT l.user_id, v_keep_id, l.memory_id, 'moved', l.linked_at
-    FROM pymem.contact_links AS l
-    WHERE l.user_id = merge_contacts.user_id AND l.contact_id = v_merge_id
+    SELECT merge_contacts.user_id, v_keep_id, m.memory_id, 'moved', m.linked_at
+    FROM jsonb_to_recordset(v_moved) AS m (memory_id uuid, linked_at timestamptz)
     ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING;
 
     -- merge's profile memory, if keep has none, becomes keep's; if keep has

@@ -136,6 +136,7 @@ DECLARE
     v_id uuid;
     v_keys text[];
     v_found uuid[];
+    v_rates jsonb := pymem._kind_rates();
 BEGIN
     PERFORM pymem._check_user(user_id);
     IF k IS NULL OR k < 1 THEN
@@ -153,9 +154,10 @@ BEGIN
         SELECT a.normalized_alias FROM pymem.contact_aliases AS a
         WHERE a.user_id = contact_memories.user_id AND a.contact_id = v_id
     );
-    WITH found AS (
-        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
-        SELECT m.user_id, v_id, m.id, 'text'
+    -- the memories first, then their links: on Citus an INSERT that selects
+    -- from a distributed table cannot run in a function delegated to a worker
+    v_found := ARRAY(
+        SELECT m.id
         FROM pymem.memories AS m
         WHERE
             m.user_id = contact_memories.user_id
@@ -178,6 +180,11 @@ BEGIN
                         ' ' || pymem._normalize_name(m.content) || ' ', ' ' || key || ' '
                     ) > 0
             )
+    );
+    WITH found AS (
+        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
+        SELECT contact_memories.user_id, v_id, f.id, 'text'
+        FROM unnest(v_found) AS f (id)
         ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING
         RETURNING l.memory_id
     )
@@ -192,11 +199,13 @@ BEGIN
         m.kind,
         CASE WHEN m.id = ANY(v_found) THEN 'text' ELSE 'link' END,
         m.importance,
-        pymem.decay_score(m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at),
+        pymem.decay_score(
+            m.importance, coalesce(m.decay_rate, (v_rates ->> m.kind)::double precision),
+            m.last_access_at
+        ),
         m.created_at
     FROM pymem.contact_links AS l
     INNER JOIN pymem.memories AS m ON l.user_id = m.user_id AND l.memory_id = m.id
-    INNER JOIN pymem.kinds AS kd ON m.kind = kd.kind
     WHERE
         l.user_id = contact_memories.user_id
         AND l.contact_id = v_id
@@ -205,7 +214,10 @@ BEGIN
         AND (m.valid_until IS NULL OR m.valid_until > now())
     ORDER BY
         m.id = ANY(v_found),
-        pymem.decay_score(m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at) DESC,
+        pymem.decay_score(
+            m.importance, coalesce(m.decay_rate, (v_rates ->> m.kind)::double precision),
+            m.last_access_at
+        ) DESC,
         m.created_at DESC,
         m.id
     LIMIT k;
@@ -227,6 +239,7 @@ AS $$
 DECLARE
     v_name text;
     v_id uuid;
+    v_now timestamptz;
 BEGIN
     PERFORM pymem._check_user(user_id);
     -- the write path holds it already (re-entrant); a direct call takes it
@@ -248,7 +261,9 @@ BEGIN
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
         VALUES (_link_memory_contacts.user_id, v_id, _link_memory_contacts.memory_id, 'write')
         ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING;
-        UPDATE pymem.contacts AS c SET last_mentioned_at = clock_timestamp()
+        -- the clock read first: Citus refuses a volatile function in an UPDATE
+        v_now := clock_timestamp();
+        UPDATE pymem.contacts AS c SET last_mentioned_at = v_now
         WHERE c.user_id = _link_memory_contacts.user_id AND c.id = v_id;
         PERFORM pymem._contact_profile_due(user_id, v_id);
     END LOOP;

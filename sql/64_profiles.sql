@@ -79,7 +79,9 @@ BEGIN
             (
                 SELECT 'also: ' || string_agg(a.alias, ', ' ORDER BY a.alias)
                 FROM pymem.contact_aliases AS a
-                WHERE a.user_id = c.user_id AND a.contact_id = c.id
+                -- (the user named: Citus keeps a subquery on the user's shard
+                -- only when it is filtered by the user itself)
+                WHERE a.user_id = _contact_header.user_id AND a.contact_id = c.id
             ),
             c.description,
             (
@@ -120,6 +122,7 @@ DECLARE
     v_out text := '';
     v_sep integer;
     v_room integer;
+    v_rates jsonb := pymem._kind_rates();
 BEGIN
     PERFORM pymem._check_user(user_id);
     IF max_chars IS NULL OR max_chars < 1 THEN
@@ -128,11 +131,13 @@ BEGIN
             USING ERRCODE = 'PM006';
     END IF;
     v_id := pymem._contact_id(user_id, contact);
-    v_lines := pymem._contact_header(user_id, v_id) || array(
+    -- the header first, in a statement of its own: on Citus a function that
+    -- reads a distributed table cannot run inside a query on one
+    v_lines := pymem._contact_header(user_id, v_id);
+    v_lines := v_lines || array(
         SELECT '- ' || m.content
         FROM pymem.contact_links AS l
         INNER JOIN pymem.memories AS m ON l.user_id = m.user_id AND l.memory_id = m.id
-        INNER JOIN pymem.kinds AS kd ON m.kind = kd.kind
         INNER JOIN pymem.contacts AS c ON l.user_id = c.user_id AND l.contact_id = c.id
         WHERE
             l.user_id = contact_card.user_id
@@ -143,8 +148,10 @@ BEGIN
             -- the profile memory repeats the header
             AND m.id IS DISTINCT FROM c.consolidated_into
         ORDER BY
-            pymem.decay_score(m.importance, coalesce(m.decay_rate, kd.decay_rate), m.last_access_at)
-            DESC,
+            pymem.decay_score(
+                m.importance, coalesce(m.decay_rate, (v_rates ->> m.kind)::double precision),
+                m.last_access_at
+            ) DESC,
             m.created_at DESC,
             m.content COLLATE "C",
             m.kind,

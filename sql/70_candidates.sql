@@ -280,14 +280,21 @@ BEGIN
 END;
 $$;
 
-CREATE OR REPLACE TRIGGER memories_consolidation_due
-AFTER INSERT ON pymem.memories
-FOR EACH ROW
-WHEN (new.topic IS NOT NULL)
-EXECUTE FUNCTION pymem._announce_consolidation();
+-- Triggers are made in a DO block: Citus sends a trigger's statement to the
+-- shards as the text it came in, and a file's many statements are refused
+-- there (docs/scaling.md).
+DO $$
+BEGIN
+    CREATE OR REPLACE TRIGGER memories_consolidation_due
+    AFTER INSERT ON pymem.memories
+    FOR EACH ROW
+    WHEN (new.topic IS NOT NULL)
+    EXECUTE FUNCTION pymem._announce_consolidation();
 
-CREATE OR REPLACE TRIGGER memories_consolidation_due_on_topic
-AFTER UPDATE OF topic ON pymem.memories
-FOR EACH ROW
-WHEN (new.topic IS NOT NULL AND old.topic IS DISTINCT FROM new.topic)
-EXECUTE FUNCTION pymem._announce_consolidation();
+    CREATE OR REPLACE TRIGGER memories_consolidation_due_on_topic
+    AFTER UPDATE OF topic ON pymem.memories
+    FOR EACH ROW
+    WHEN (new.topic IS NOT NULL AND old.topic IS DISTINCT FROM new.topic)
+    EXECUTE FUNCTION pymem._announce_consolidation();
+END;
+$$;

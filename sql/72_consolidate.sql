@@ -158,6 +158,8 @@ DECLARE
     v_kind text;
     v_topic text;
     v_links jsonb := '[]';
+    v_all uuid[];
+    v_previous jsonb;
 BEGIN
     -- the public callers hold it already (re-entrant); a direct call takes it
     PERFORM pymem._lock_user(user_id);
@@ -328,10 +330,11 @@ BEGIN
         INTO v_links
         FROM pymem.contact_links AS l
         WHERE l.user_id = _consolidate.user_id AND l.memory_id = ANY(v_ids);
+        -- from the links read above: on Citus an INSERT that selects from a
+        -- distributed table cannot run in a function delegated to a worker
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
-        SELECT DISTINCT s.user_id, s.contact_id, _consolidate.memory_id, 'moved'
-        FROM pymem.contact_links AS s
-        WHERE s.user_id = _consolidate.user_id AND s.memory_id = ANY(v_ids)
+        SELECT DISTINCT _consolidate.user_id, s.contact_id, _consolidate.memory_id, 'moved'
+        FROM jsonb_to_recordset(v_links) AS s (contact_id uuid)
         ON CONFLICT DO NOTHING;
         DELETE FROM pymem.contact_links AS l
         WHERE l.user_id = _consolidate.user_id AND l.memory_id = ANY(v_ids);
@@ -353,19 +356,16 @@ BEGIN
             -- a record without its row (a profile consolidate_contact wrote
             -- before it recorded them): the row covers every memory
             -- consolidated into it, with the importance its history kept
-            INSERT INTO pymem.consolidations AS c (
-                user_id, id, source_ids, previous_importance, moved_links
-            )
+            -- (read first, then written: on Citus an INSERT that selects
+            -- from a distributed table cannot run in a delegated function)
             SELECT
-                _consolidate.user_id,
-                _consolidate.memory_id,
                 array_agg(m.id ORDER BY m.id),
                 coalesce(
                     jsonb_object_agg(m.id::text, h.importance)
                     FILTER (WHERE h.importance IS NOT NULL AND m.id <> ALL(v_ids)),
                     '{}'
-                ) || v_agg.previous,
-                v_links
+                ) || v_agg.previous
+            INTO v_all, v_previous
             FROM pymem.memories AS m
             LEFT JOIN LATERAL (
                 SELECT (v.previous ->> 'importance')::double precision AS importance
@@ -377,6 +377,9 @@ BEGIN
             ) AS h ON true
             WHERE m.user_id = _consolidate.user_id
                 AND m.consolidated_into = _consolidate.memory_id;
+            INSERT INTO pymem.consolidations AS c (
+                user_id, id, source_ids, previous_importance, moved_links
+            ) VALUES (_consolidate.user_id, _consolidate.memory_id, v_all, v_previous, v_links);
         END IF;
     END IF;
 
@@ -428,6 +431,7 @@ DECLARE
     v_into uuid;
     v_c pymem.consolidations;
     v_count integer;
+    v_rows jsonb;
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._lock_user(user_id);
@@ -462,38 +466,56 @@ BEGIN
 
     IF to_regclass('pymem.contact_links') IS NOT NULL THEN
         -- links go back to their fragments; a fragment deleted meanwhile (a
-        -- review retired it) leaves its links to every restored source
-        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by, linked_at)
-        SELECT unconsolidate.user_id, (x ->> 'contact_id')::uuid, src.id,
-            CASE WHEN src.id = (x ->> 'memory_id')::uuid THEN x ->> 'found_by' ELSE 'moved' END,
-            (x ->> 'linked_at')::timestamptz
-        FROM jsonb_array_elements(v_c.moved_links) AS x
-        INNER JOIN pymem.memories AS src
-            ON src.user_id = unconsolidate.user_id AND src.deleted_at IS NULL
-            AND (
-                src.id = (x ->> 'memory_id')::uuid
-                OR (src.id = ANY(v_c.source_ids) AND NOT EXISTS (
-                    SELECT FROM pymem.memories AS f
-                    WHERE f.user_id = unconsolidate.user_id
-                        AND f.id = (x ->> 'memory_id')::uuid AND f.deleted_at IS NULL
-                ))
+        -- review retired it) leaves its links to every restored source. The
+        -- links are read first, then written: on Citus an INSERT that selects
+        -- from a distributed table cannot run in a delegated function.
+        v_rows := (
+            SELECT coalesce(jsonb_agg(jsonb_build_object(
+                'contact_id', (x ->> 'contact_id')::uuid,
+                'memory_id', src.id,
+                'found_by', CASE WHEN src.id = (x ->> 'memory_id')::uuid
+                    THEN x ->> 'found_by' ELSE 'moved' END,
+                'linked_at', (x ->> 'linked_at')::timestamptz
+            )), '[]')
+            FROM jsonb_array_elements(v_c.moved_links) AS x
+            INNER JOIN pymem.memories AS src
+                ON src.user_id = unconsolidate.user_id AND src.deleted_at IS NULL
+                AND (
+                    src.id = (x ->> 'memory_id')::uuid
+                    OR (src.id = ANY(v_c.source_ids) AND NOT EXISTS (
+                        SELECT FROM pymem.memories AS f
+                        WHERE f.user_id = unconsolidate.user_id
+                            AND f.id = (x ->> 'memory_id')::uuid AND f.deleted_at IS NULL
+                    ))
+                )
+            WHERE EXISTS (
+                SELECT FROM pymem.contacts AS k
+                WHERE k.user_id = unconsolidate.user_id AND k.id = (x ->> 'contact_id')::uuid
             )
-        WHERE EXISTS (
-            SELECT FROM pymem.contacts AS k
-            WHERE k.user_id = unconsolidate.user_id AND k.id = (x ->> 'contact_id')::uuid
-        )
+        );
+        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by, linked_at)
+        SELECT unconsolidate.user_id, r.contact_id, r.memory_id, r.found_by, r.linked_at
+        FROM jsonb_to_recordset(v_rows)
+            AS r (contact_id uuid, memory_id uuid, found_by text, linked_at timestamptz)
         ON CONFLICT DO NOTHING;
         -- links made to the record after it was written (a duplicate of one
         -- of its fragments) concern what it stood for: every restored source
+        v_rows := (
+            SELECT coalesce(jsonb_agg(jsonb_build_object(
+                'contact_id', r.contact_id, 'memory_id', src.id
+            )), '[]')
+            FROM pymem.contact_links AS r
+            INNER JOIN pymem.memories AS src
+                ON src.user_id = r.user_id AND src.id = ANY(v_c.source_ids)
+                AND src.deleted_at IS NULL
+            WHERE r.user_id = unconsolidate.user_id AND r.memory_id = consolidated_id
+                AND NOT (r.found_by = 'moved' AND r.contact_id IN (
+                    SELECT (x ->> 'contact_id')::uuid FROM jsonb_array_elements(v_c.moved_links) AS x
+                ))
+        );
         INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
-        SELECT r.user_id, r.contact_id, src.id, 'moved'
-        FROM pymem.contact_links AS r
-        INNER JOIN pymem.memories AS src
-            ON src.user_id = r.user_id AND src.id = ANY(v_c.source_ids) AND src.deleted_at IS NULL
-        WHERE r.user_id = unconsolidate.user_id AND r.memory_id = consolidated_id
-            AND NOT (r.found_by = 'moved' AND r.contact_id IN (
-                SELECT (x ->> 'contact_id')::uuid FROM jsonb_array_elements(v_c.moved_links) AS x
-            ))
+        SELECT unconsolidate.user_id, r.contact_id, r.memory_id, 'moved'
+        FROM jsonb_to_recordset(v_rows) AS r (contact_id uuid, memory_id uuid)
         ON CONFLICT DO NOTHING;
         DELETE FROM pymem.contact_links AS l
         WHERE l.user_id = unconsolidate.user_id AND l.memory_id = consolidated_id;

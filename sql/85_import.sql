@@ -106,10 +106,12 @@ BEGIN
         import_memories.user_id, import_memories.source, lines[cardinality(lines)],
         import_memories.digest
     )
+    -- excluded.updated_at is now() (the column's default): Citus refuses a
+    -- function that is not immutable in DO UPDATE SET
     ON CONFLICT ON CONSTRAINT import_progress_pkey DO UPDATE
         SET lines_done = greatest(p.lines_done, excluded.lines_done),
             digest = CASE WHEN excluded.lines_done >= p.lines_done
                 THEN excluded.digest ELSE p.digest END,
-            updated_at = now();
+            updated_at = excluded.updated_at;
 END;
 $$;

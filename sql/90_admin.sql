@@ -7,7 +7,9 @@ CREATE OR REPLACE FUNCTION pymem.schema_version()
 RETURNS integer
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN (SELECT i.version FROM pymem.schema_info AS i);
+AS $$
+    SELECT i.version FROM pymem.schema_info AS i
+$$;
 
 -- Fixes the embedding dimension. Only an empty store can change it:
 -- vectors of two lengths can never be compared.
@@ -26,7 +28,8 @@ BEGIN
     IF dimensions = v_current THEN
         RETURN v_current;
     END IF;
-    IF EXISTS (SELECT FROM pymem.memories) OR EXISTS (SELECT FROM pymem.memory_versions) THEN
+    -- (SELECT 1: Citus cannot run an empty target list over every shard)
+    IF EXISTS (SELECT 1 FROM pymem.memories) OR EXISTS (SELECT 1 FROM pymem.memory_versions) THEN
         RAISE EXCEPTION 'this store holds % dimensional embeddings; it cannot change to %',
             v_current, dimensions
             USING ERRCODE = 'PM013',
@@ -84,7 +87,7 @@ BEGIN
     END IF;
     IF v_settings.embedding_model IS DISTINCT FROM model
         AND v_settings.embedding_model IS NOT NULL
-        AND EXISTS (SELECT FROM pymem.memories) THEN
+        AND EXISTS (SELECT 1 FROM pymem.memories) THEN
         RAISE EXCEPTION 'this store''s vectors were written by %, not %',
             v_settings.embedding_model, model
             USING ERRCODE = 'PM012',

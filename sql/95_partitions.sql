@@ -186,6 +186,12 @@ DECLARE
     v_called boolean;
     v_serials text [];
 BEGIN
+    IF pymem.store_shards() IS NOT NULL THEN
+        PERFORM pymem._citus_refuse(
+            'pymem.partition_by_user',
+            'Citus shards every table of users'' rows by user_id already (docs/scaling.md).'
+        );
+    END IF;
     IF partitions IS NULL OR partitions < 2 OR partitions > 1024 THEN
         RAISE EXCEPTION 'partitions must be between 2 and 1024, got %', partitions
             USING ERRCODE = 'PM006';

@@ -32,6 +32,7 @@ REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public
 REVOKE EXECUTE ON FUNCTION pymem.set_fact_policy(text, text) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem.partition_by_user(integer) FROM pymem_app, public;
 
+REVOKE EXECUTE ON FUNCTION pymem.distribute_by_user(integer) FROM pymem_app, public;
 -- Helpers that no invoker path needs (docs/sql-api.md, "Security"): the
 -- trigger functions (a trigger fires without an EXECUTE check), the
 -- history-reason signature and the stack check (called only by SECURITY
@@ -50,7 +51,9 @@ BEGIN
                 p.prorettype = 'trigger'::regtype
                 OR p.proname IN (
                     '_reason_mac', '_pymem_stack', '_create_history_triggers',
-                    '_sync_partition_security', '_table_dependents'
+                    '_sync_partition_security', '_table_dependents',
+                    '_citus_create_outbox', '_citus_distribute_tables',
+                    '_citus_distribute_functions', '_citus_distribute_types', '_citus_regrant'
                 )
             )
     LOOP

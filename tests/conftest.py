@@ -6,6 +6,8 @@ databases), testcontainers ``pgvector/pgvector:pg16`` when
 
 ``PYMEM_TEST_PARTITIONS=N`` runs the whole suite on a store whose users'
 tables are hash-partitioned by user_id into N leaves (``.ci/run`` does both).
+``PYMEM_TEST_CITUS_DSN`` (a Citus coordinator) runs the contract modules on a
+store distributed with Citus (tests/citus_backend.py; ``.ci/run`` does that too).
 
 Isolation: ``pymem_test_template`` is migrated once through the real migrate
 path. Most tests get ``conn``: a connection to a database cloned from it, inside
@@ -31,6 +33,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pymem import MemoryStore
 from pymem.migrate import migrate
 from pymem.server import create_database, start_embedded, stop_embedded
+from tests import citus_backend
 
 TEMPLATE = "pymem_test_template"
 DIM = 512
@@ -43,6 +46,9 @@ def _with_dbname(dsn: str, dbname: str) -> str:
 
 @pytest.fixture(scope="session")
 def admin_dsn() -> Iterator[str]:
+    if citus_backend.DSN:
+        yield citus_backend.DSN
+        return
     if os.environ.get("PYMEM_TEST_DSN"):
         yield os.environ["PYMEM_TEST_DSN"]
         return
@@ -67,13 +73,18 @@ def admin_dsn() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def template_dsn(admin_dsn: str) -> str:
+def template_dsn(admin_dsn: str) -> Iterator[str]:
+    if citus_backend.DSN:  # no template on Citus: fresh_dsn's one database, reset after each test
+        dsn = citus_backend.store_database(admin_dsn, "fresh")
+        yield dsn
+        citus_backend.drop_database(admin_dsn, conninfo_to_dict(dsn)["dbname"])
+        return
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
     create_database(admin_dsn, TEMPLATE)
     dsn = _with_dbname(admin_dsn, TEMPLATE)
     migrate(dsn, partitions=PARTITIONS)
-    return dsn
+    yield dsn
 
 
 def _clone(admin_dsn: str, name: str) -> str:
@@ -90,13 +101,20 @@ def _drop(admin_dsn: str, name: str) -> None:
 @pytest.fixture(scope="session")
 def shared_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
     name = f"pymem_test_shared_{os.getpid()}"
-    _drop(admin_dsn, name)
-    dsn = _clone(admin_dsn, name)
+    if citus_backend.DSN:
+        dsn = citus_backend.store_database(admin_dsn, "shared")
+        name = conninfo_to_dict(dsn)["dbname"]
+    else:
+        _drop(admin_dsn, name)
+        dsn = _clone(admin_dsn, name)
     yield dsn
     reused = _reused.pop(dsn, None)
     if reused is not None:
         reused.close()
-    _drop(admin_dsn, name)
+    if citus_backend.DSN:
+        citus_backend.drop_database(admin_dsn, name)
+    else:
+        _drop(admin_dsn, name)
 
 
 _reused: dict[str, psycopg.Connection] = {}
@@ -146,6 +164,10 @@ def store(conn: psycopg.Connection) -> MemoryStore:
 @pytest.fixture
 def fresh_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
     """A database of its own, cloned from the migrated template."""
+    if citus_backend.DSN:
+        yield template_dsn
+        citus_backend.reset(template_dsn)
+        return
     name = f"pymem_test_{uuid.uuid4().hex[:12]}"
     yield _clone(admin_dsn, name)
     _drop(admin_dsn, name)
@@ -154,6 +176,11 @@ def fresh_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
 @pytest.fixture
 def empty_dsn(admin_dsn: str) -> Iterator[str]:
     """A database with no pymem schema, for migration tests."""
+    if citus_backend.DSN:
+        dsn = citus_backend.empty_database(admin_dsn)
+        yield dsn
+        citus_backend.drop_database(admin_dsn, conninfo_to_dict(dsn)["dbname"])
+        return
     name = f"pymem_empty_{uuid.uuid4().hex[:12]}"
     create_database(admin_dsn, name)
     yield _with_dbname(admin_dsn, name)
@@ -205,3 +232,13 @@ def embedder():
 
 def dsn_params(dsn: str) -> dict[str, str]:
     return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The Citus pass runs the contract modules only (tests/citus_backend.py)."""
+    if not citus_backend.DSN:
+        return
+    for item in items:
+        reason = citus_backend.skip_reason(item.nodeid)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))

@@ -1,0 +1,510 @@
+"""A store distributed with Citus (docs/scaling.md).
+
+The tests marked ``citus`` need a Citus coordinator: ``PYMEM_TEST_CITUS_DSN`` (``.ci/run``
+starts a cluster with scripts/citus_cluster.py and runs the Citus pass,
+tests/citus_backend.py); without it they are skipped, saying so. The others run on
+the plain suite's server.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from pymem import MemoryStore
+from pymem.cli import main as cli
+from pymem.errors import (
+    CitusUnavailable,
+    CitusUnsupported,
+    InvalidParameter,
+    MemoryNotFound,
+)
+from pymem.migrate import migrate
+from tests import citus_backend
+from tests.conftest import at_cosine, unit
+
+citus = pytest.mark.skipif(
+    not citus_backend.DSN,
+    reason="needs a Citus coordinator: PYMEM_TEST_CITUS_DSN=$(python scripts/citus_cluster.py"
+    " start --tarball ../shared/vendor/citus-14.0.1.tar.gz) python -m pytest tests/test_citus.py",
+)
+plain = pytest.mark.skipif(bool(citus_backend.DSN), reason="runs on a server without Citus")
+BAND = 0.8  # between the supersede (0.75) and dedup (0.92) thresholds: a related pair
+
+
+def test_no_sql_standard_body_reads_a_table(conn):
+    """Citus 14 fails to run a function with an SQL-standard body (RETURN ...) that
+    reads a distributed or reference table ('syntax error at or near RETURN')."""
+    rows = conn.execute(
+        "SELECT DISTINCT p.oid::regprocedure::text FROM pg_proc AS p"
+        " JOIN pg_depend AS d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid"
+        " JOIN pg_class AS c ON d.refclassid = 'pg_class'::regclass AND c.oid = d.refobjid"
+        " WHERE p.pronamespace = 'pymem'::regnamespace AND p.prosqlbody IS NOT NULL"
+        " AND c.relnamespace = 'pymem'::regnamespace"
+    ).fetchall()
+    assert rows == []
+
+
+@plain
+def test_a_store_without_citus_is_not_distributed_and_refuses_to_be(conn, empty_dsn, capsys):
+    store = MemoryStore(conn)
+    assert store.store_shards() is None
+    assert store.relay_events() == 0  # events are NOTIFYs already
+    assert conn.execute("SELECT pymem._set_user('ann'), current_setting('pymem.user_id')"
+                        ).fetchone() == ("ann", "ann")  # fmt: skip
+    with pytest.raises(CitusUnavailable, match="citus extension is not installed"):
+        store.distribute_by_user()
+    conn.rollback()
+    with pytest.raises(CitusUnavailable):
+        migrate(empty_dsn, citus=True)
+    with psycopg.connect(empty_dsn) as fresh:  # refused before anything was made
+        assert fresh.execute("SELECT to_regnamespace('pymem')").fetchone() == (None,)
+    assert cli(["--dsn", empty_dsn, "migrate", "--citus"]) == 2
+    assert "citus extension is not installed" in capsys.readouterr().err
+    with pytest.raises(InvalidParameter, match="exclude each other"):
+        migrate(empty_dsn, citus=True, partitions=2)
+    with pytest.raises(InvalidParameter, match="needs citus"):
+        migrate(empty_dsn, shard_count=4)
+
+
+# -- on a Citus cluster ------------------------------------------------------------------
+
+
+def _worker_dsns(dsn: str) -> list[str]:
+    """DSNs of the cluster's workers, in the database ``dsn`` names."""
+    database = conninfo_to_dict(dsn)["dbname"]
+    return [make_conninfo(n, dbname=database) for n in citus_backend._nodes(citus_backend.DSN)[1:]]
+
+
+def _node_of(conn, user: str) -> int:
+    """The port of the worker that holds ``user``'s shard of pymem.memories."""
+    return conn.execute(
+        "SELECT nodeport FROM citus_shards WHERE table_name = 'pymem.memories'::regclass"
+        " AND shardid = get_shard_id_for_distribution_column('pymem.memories', %s::text)",
+        (user,),
+    ).fetchone()[0]
+
+
+def _users_on_each_worker(conn, count: int = 2) -> list[str]:
+    """``count`` user ids on each worker, alternating."""
+    ports = sorted(
+        r[0] for r in conn.execute("SELECT nodeport FROM pg_dist_node WHERE groupid <> 0")
+    )
+    found: dict[int, list[str]] = {p: [] for p in ports}
+    i = 0
+    while any(len(v) < count for v in found.values()):
+        user = f"u{i}"
+        port = _node_of(conn, user)
+        if len(found[port]) < count:
+            found[port].append(user)
+        i += 1
+    return [u for pair in zip(*found.values(), strict=True) for u in pair]
+
+
+@citus
+def test_every_users_table_is_distributed_by_user_id_and_co_located(conn):
+    tables = conn.execute(
+        "SELECT c.relname, p.partmethod, p.repmodel,"
+        " column_to_column_name(p.logicalrelid, p.partkey), p.colocationid"
+        " FROM pg_class AS c JOIN pg_dist_partition AS p ON p.logicalrelid = c.oid"
+        " WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind = 'r'"
+    ).fetchall()
+    local = conn.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = 'pymem'::regnamespace"
+        " AND relkind = 'r' AND oid NOT IN (SELECT logicalrelid FROM pg_dist_partition)"
+    ).fetchall()
+    assert local == []
+    colocation = {t[4] for t in tables if t[0] == "memories"}
+    users = {t[0]: t for t in tables if t[1] == "h"}
+    assert set(users) >= {
+        "memories", "memory_versions", "reviews", "facts", "fact_history", "contacts",
+        "contact_aliases", "contact_links", "contact_history", "consolidations",
+        "consolidation_announcements", "import_progress", "event_outbox",
+    }  # fmt: skip
+    assert {(t[3], t[4]) for t in users.values()} == {("user_id", *colocation)}
+    shared = {t[0] for t in tables if t[1] == "n" and t[2] == "t"}
+    assert shared == set(citus_backend.SHARED_TABLES)
+    assert MemoryStore(conn).store_shards() == citus_backend.SHARDS
+
+
+@citus
+def test_the_public_functions_of_a_user_run_on_the_users_worker(conn):
+    """Each public function that takes a user first is a wrapper whose body was moved to
+    pymem_citus, distributed by that argument and co-located with pymem.memories."""
+    public = {
+        r[0]
+        for r in conn.execute(
+            "SELECT p.proname FROM pg_proc AS p WHERE p.pronamespace = 'pymem'::regnamespace"
+            " AND p.proname !~ '^_' AND p.proargnames[1] = 'user_id'"
+            " AND p.pronargdefaults < p.pronargs"
+        )
+    }
+    assert {"upsert_memory", "recall", "set_fact", "sync_contact", "consolidate",
+            "resolve_review", "claim_reviews", "apply_maintenance"} <= public  # fmt: skip
+    delegated = conn.execute(
+        "SELECT p.proname, o.distribution_argument_index, o.force_delegation,"
+        " o.colocationid = (SELECT colocationid FROM pg_dist_partition"
+        "   WHERE logicalrelid = 'pymem.memories'::regclass)"
+        " FROM pg_proc AS p JOIN pg_dist_object AS o"
+        "   ON o.classid = 'pg_proc'::regclass AND o.objid = p.oid"
+        " WHERE p.pronamespace = 'pymem_citus'::regnamespace"
+    ).fetchall()
+    assert {d[0] for d in delegated} == public
+    assert {d[1:] for d in delegated} == {(0, True, True)}
+    # the wrappers and every other function are on every node too
+    assert conn.execute(
+        "SELECT count(*) FROM pg_proc AS p WHERE p.pronamespace = 'pymem'::regnamespace"
+        " AND NOT EXISTS (SELECT FROM pg_dist_object AS o"
+        "   WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid)"
+    ).fetchone() == (0,)
+    # quality_report and contradiction_rate read every user: on the coordinator
+    assert {"quality_report", "contradiction_rate"}.isdisjoint(public)
+
+
+@citus
+def test_calls_are_delegated_and_each_users_rows_live_on_one_worker(fresh_dsn):
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        users = _users_on_each_worker(conn)
+        store = MemoryStore(conn)
+        heard: list[str] = []
+        conn.add_notice_handler(lambda d: heard.append(d.message_primary or ""))
+        conn.execute("SET client_min_messages = debug1")
+        for i, user in enumerate(users):
+            first = store.upsert(user, f"{user} drinks green tea", unit(i))
+            store.upsert(user, f"{user} drinks oolong now", at_cosine(BAND, i, 100 + i))
+            store.set_fact(user, "city", "Lisbon")
+            store.sync_contact(user, "Xiaohong", [first.memory_id])
+            assert [h.memory_id for h in store.recall(user, unit(i), 1)] == [first.memory_id]
+        conn.execute("SET client_min_messages = notice")
+        assert sum("pushing down the function call" in m for m in heard) >= 5 * len(users)
+        placed = {u: _node_of(conn, u) for u in users}
+        assert len(set(placed.values())) == 2
+    # on each worker: the user's rows of every co-located table, or none of them
+    tables = ("memories", "memory_versions", "reviews", "facts", "contacts", "contact_links")
+    for worker in _worker_dsns(fresh_dsn):
+        port = int(conninfo_to_dict(worker)["port"])
+        with psycopg.connect(worker, autocommit=True) as conn:
+            conn.execute("SET citus.show_shards_for_app_name_prefixes = '*'")
+            for table in tables:
+                shards = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT c.oid::regclass::text FROM pg_class AS c"
+                        " WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind = 'r'"
+                        " AND c.relname ~ ('^' || %s || '_[0-9]+$')",
+                        (table,),
+                    )
+                ]
+                here = {
+                    u
+                    for shard in shards
+                    for (u,) in conn.execute(f"SELECT DISTINCT user_id FROM {shard}")
+                }
+                mine = {u for u, p in placed.items() if p == port}
+                assert here <= mine, (port, table)  # never another worker's user
+                if table != "memory_versions":  # nothing was superseded
+                    assert here == mine, (port, table)
+
+
+@citus
+def test_a_plain_store_converted_keeps_every_row_and_rule(empty_dsn, capsys):
+    from tests.test_partitions import A, _populate, _state
+
+    migrate(empty_dsn)  # a plain store on the coordinator, as before Citus was used
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        store = MemoryStore(conn)
+        assert store.store_shards() is None
+        ids = _populate(store)
+        before = _state(conn)
+        recall_before = [h.memory_id for h in store.recall(A, unit(0), 5)]
+
+        assert cli(["--dsn", empty_dsn, "migrate", "--citus", "--shards", "4"]) == 0
+        printed = capsys.readouterr().out
+        assert "citus: pymem.memories distributed by user_id" in printed
+        assert "citus: pymem.settings reference" in printed
+        assert store.store_shards() == 4
+        after = _state(conn)
+        assert after.pop("pymem.event_outbox") == []
+        assert after == before
+        assert [h.memory_id for h in store.recall(A, unit(0), 5)] == recall_before
+        again = store.upsert(A, "ann drinks green tea", unit(0))
+        assert (again.action, again.memory_id) == ("duplicate", ids[A, "tea"])
+        changed = store.upsert(A, "ann's A1C is 6.5%", unit(1), topic="health:a1c")
+        assert changed.action == "superseded"
+        assert store.undo(A, changed.memory_id) >= 1
+        store.set_fact(A, "home_city", "Porto", confidence="high", source="confirmed")
+        assert conn.execute(
+            "SELECT count(DISTINCT id) = count(*) FROM pymem.fact_history"
+        ).fetchone() == (True,)
+        # a second migrate changes nothing, and keeps it distributed
+        assert migrate(empty_dsn).distributed == []
+        assert store.store_shards() == 4
+        with pytest.raises(Exception, match="distributed in 4 shards"):
+            migrate(empty_dsn, citus=True, shard_count=8)
+
+
+@citus
+def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE pymem.notes (user_id text NOT NULL, id bigint GENERATED ALWAYS AS"
+            " IDENTITY, body text, PRIMARY KEY (user_id, id))"
+        )
+        conn.execute("CREATE TABLE pymem.note_kinds (kind text PRIMARY KEY)")
+        conn.execute("INSERT INTO pymem.notes (user_id, body) VALUES ('ann', 'a'), ('bob', 'b')")
+        try:
+            result = migrate(fresh_dsn)
+            assert ("pymem.notes", "table", "distributed by user_id") in result.distributed
+            assert ("pymem.note_kinds", "table", "reference") in result.distributed
+            assert conn.execute("SELECT count(*) FROM pymem.notes").fetchone() == (2,)
+            assert (
+                conn.execute(
+                    "SELECT colocationid FROM pg_dist_partition"
+                    " WHERE logicalrelid = 'pymem.notes'::regclass"
+                ).fetchone()
+                == conn.execute(
+                    "SELECT colocationid FROM pg_dist_partition"
+                    " WHERE logicalrelid = 'pymem.memories'::regclass"
+                ).fetchone()
+            )
+        finally:
+            conn.execute("DROP TABLE IF EXISTS pymem.notes, pymem.note_kinds")
+
+
+@citus
+def test_what_citus_cannot_do_is_refused_naming_it(conn, fresh_dsn):
+    store = MemoryStore(conn)
+    with pytest.raises(CitusUnsupported, match="partition_by_user"), conn.transaction():
+        store.partition_by_user(4)
+    memory = store.upsert("ann", "ann keeps bees", unit(0)).memory_id
+    # a private writing helper called on the coordinator would lock where nothing waits
+    with (
+        pytest.raises(psycopg.Error, match="did not hand the call") as raised,
+        conn.transaction(),
+    ):
+        conn.execute("SELECT pymem._link_memory_contacts('ann', %s, ARRAY['Bo'])", (memory,))
+    assert raised.value.sqlstate == CitusUnsupported.sqlstate
+    # the public functions, called any way SQL allows, run on the user's worker
+    rows = conn.execute(
+        "SELECT count(*) FROM pymem.upsert_memory('ann', 'ann keeps two hives',"
+        " %s::vector) AS r WHERE r.action = 'inserted'",
+        (unit(1),),
+    ).fetchone()
+    assert rows == (1,)
+    with pytest.raises(CitusUnsupported, match="rollback"):
+        migrate(fresh_dsn, rollback=True)
+    with MemoryStore(fresh_dsn) as other:
+        assert other.store_shards() == citus_backend.SHARDS
+    # a NULL user is the usual PM001 (Citus 14.0.1 would crash the coordinator's backend
+    # on a NULL distribution argument: the wrapper checks it first)
+    from pymem.errors import InvalidUserId
+
+    for call in (
+        "SELECT * FROM pymem.recall(NULL, %s::vector)",
+        "SELECT * FROM pymem.upsert_memory(NULL, 'x', %s::vector)",
+    ):
+        with pytest.raises(psycopg.Error) as raised, conn.transaction():
+            conn.execute(call, (unit(0),))
+        assert raised.value.sqlstate == InvalidUserId.sqlstate
+    with pytest.raises(MemoryNotFound):
+        store.touch("ann", ["00000000-0000-0000-0000-000000000000"])
+
+
+@citus
+def test_row_level_security_as_pymem_app_through_the_coordinator(fresh_dsn):
+    """pymem.user_id reaches the workers as a SET LOCAL, which Citus repeats there
+    (pymem._set_user); the app's role logs in on the workers, not on the coordinator."""
+    with MemoryStore(fresh_dsn) as owner:
+        ann = owner.upsert("ann", "ann keeps bees", unit(0)).memory_id
+        owner.upsert("bob", "bob keeps goats", unit(1))
+        owner.set_fact("bob", "city", "Oslo")
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("SET ROLE pymem_app")
+        app = MemoryStore(conn)
+        assert [h.memory_id for h in app.recall("ann", unit(0), 5)] == [ann]
+        assert app.get_fact("bob", "city") == "Oslo"
+        with conn.transaction(force_rollback=True):
+            conn.execute("SELECT pymem._set_user('ann')")
+            assert conn.execute("SELECT count(*), min(user_id) FROM pymem.memories"
+                                ).fetchone() == (1, "ann")  # fmt: skip
+            # another user's rows through the API: nothing, and no write
+            assert conn.execute(
+                "SELECT count(*) FROM pymem.recall('bob', %s::vector)", (unit(1),)
+            ).fetchone() == (0,)
+            assert conn.execute("SELECT pymem.get_fact('bob', 'city')").fetchone() == (None,)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
+                conn.execute(
+                    "SELECT * FROM pymem.upsert_memory('bob', 'bob sells cheese', %s::vector)",
+                    (unit(2),),
+                )
+        with conn.transaction(force_rollback=True):
+            # set_config() stays on the coordinator: the workers' policies see no user,
+            # so nothing, never another user's rows
+            conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
+            assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
+    for worker in _worker_dsns(fresh_dsn):
+        with psycopg.connect(worker) as conn:
+            assert conn.execute(
+                "SELECT rolcanlogin, has_function_privilege('pymem_app',"
+                " 'pymem.distribute_by_user(integer)', 'EXECUTE'),"
+                " has_function_privilege('pymem_app', 'pymem.recall(text, vector, integer,"
+                " text, text[], boolean, double precision, boolean, timestamptz)', 'EXECUTE')"
+                " FROM pg_roles WHERE rolname = 'pymem_app'"
+            ).fetchone() == (True, False, True)
+
+
+@citus
+def test_events_wait_in_the_outbox_until_relayed_to_the_coordinator(fresh_dsn):
+    with (
+        psycopg.connect(fresh_dsn, autocommit=True) as listener,
+        psycopg.connect(fresh_dsn, autocommit=True) as conn,
+    ):
+        listener.execute("LISTEN pymem_events")
+        store = MemoryStore(conn)
+        users = _users_on_each_worker(conn, 1)
+        # one transaction writing two workers commits (a NOTIFY there could not)
+        with conn.transaction():
+            for i, user in enumerate(users):
+                store.upsert(user, "likes green tea", unit(i))
+                store.upsert(user, "enjoys oolong", at_cosine(BAND, i, 100 + i))
+        with conn.transaction(force_rollback=True):  # rolled back: never announced
+            store.upsert("ghost", "likes green tea", unit(0))
+            store.upsert("ghost", "enjoys oolong", at_cosine(BAND))
+        assert list(listener.notifies(timeout=0.3, stop_after=1)) == []
+        assert conn.execute("SELECT count(*) FROM pymem.event_outbox").fetchone() == (2,)
+        assert store.relay_events() == 2
+        import json
+
+        heard = [json.loads(n.payload) for n in listener.notifies(timeout=2, stop_after=2)]
+        assert sorted((h["event"], h["user_id"]) for h in heard) == sorted(
+            ("review_due", u) for u in users
+        )
+        assert store.relay_events() == 0
+        assert conn.execute("SELECT count(*) FROM pymem.event_outbox").fetchone() == (0,)
+
+
+@citus
+def test_the_review_worker_decides_every_users_reviews(fresh_dsn):
+    from pymem.review import ReviewWorker
+    from tests.test_review_worker import queue_pairs
+
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        users = _users_on_each_worker(conn)
+    pairs = queue_pairs(fresh_dsn, users, 3)
+    with MemoryStore(fresh_dsn) as store:
+        worker = ReviewWorker(store, lambda review: ("keep_both", "both stay"), batch=4)
+        counts = worker.drain()  # claim_reviews(NULL): each user's claim on its worker
+        assert counts.decided_total == len(pairs) == 3 * len(users)
+        assert all(store.pending_reviews(u) == [] for u in users)
+        assert store.relay_events() == len(pairs)  # their review_due events, relayed once
+
+
+@citus
+def test_decay_sweeps_every_shard_batch_by_batch_without_waiting_for_writers(fresh_dsn):
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        store = MemoryStore(conn)
+        users = _users_on_each_worker(conn, 3)
+        for i in range(120):
+            store.upsert(users[i % len(users)], f"fact number {i}", unit(i),
+                         importance=0.05 + (i % 7) / 10)  # fmt: skip
+        at = conn.execute("SELECT now() + interval '100 days'").fetchone()[0]
+        due = conn.execute(
+            "SELECT count(*) FROM pymem.memories AS m JOIN pymem.kinds AS k USING (kind)"
+            " WHERE pymem.decay_score(m.importance, coalesce(m.decay_rate, k.decay_rate),"
+            " m.last_access_at, %s) < 0.05",
+            (at,),
+        ).fetchone()[0]
+        assert 0 < due < 120
+        with conn.transaction(force_rollback=True):
+            small = store.apply_decay(at=at, batch_blocks=1)
+        with conn.transaction(force_rollback=True):
+            whole = store.apply_decay(at=at)
+        assert (small.scanned, small.cooled) == (whole.scanned, whole.cooled) == (120, due)
+        # a row a writer holds is skipped, not waited for
+        held = conn.execute(
+            "SELECT user_id, id FROM pymem.memories AS m JOIN pymem.kinds AS k USING (kind)"
+            " WHERE pymem.decay_score(m.importance, coalesce(m.decay_rate, k.decay_rate),"
+            " m.last_access_at, %s) < 0.05 LIMIT 1",
+            (at,),
+        ).fetchone()
+        with psycopg.connect(fresh_dsn) as writer:
+            writer.execute(
+                "UPDATE pymem.memories SET mention_count = mention_count + 1"
+                " WHERE user_id = %s AND id = %s",
+                held,
+            )
+            conn.execute("SET statement_timeout = '20s'")
+            started = time.monotonic()
+            with conn.transaction(force_rollback=True):
+                assert store.apply_decay(at=at).cooled == due - 1
+            assert time.monotonic() - started < 15
+            writer.rollback()
+        conn.execute("CALL pymem.run_decay(at => %s, batch_blocks => 1)", (at,))
+        assert conn.execute(
+            "SELECT count(*) FROM pymem.memories WHERE tier = 'cold'"
+        ).fetchone() == (due,)
+
+
+@citus
+def test_a_user_moved_to_another_worker_while_writes_go_on_loses_and_doubles_nothing(
+    fresh_dsn,
+):
+    user = "mover"
+    done: list[str] = []
+    failed: list[str] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        with MemoryStore(fresh_dsn) as store:
+            i = 0
+            while not stop.is_set() and i < 400:
+                text = f"{user} note {i}"
+                try:
+                    if store.upsert(user, text, at_cosine(0.1, i % 500, (i + 7) % 500)
+                                    ).action == "inserted":  # fmt: skip
+                        done.append(text)
+                except Exception:  # a call cut by the move: it must have written nothing
+                    failed.append(text)
+                i += 1
+
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        MemoryStore(conn).upsert(user, "first note", unit(0))
+        shard, source = conn.execute(
+            "SELECT shardid, nodeport FROM citus_shards WHERE table_name = 'pymem.memories'"
+            "::regclass AND shardid = get_shard_id_for_distribution_column("
+            "'pymem.memories', %s::text)",
+            (user,),
+        ).fetchone()
+        target = conn.execute(
+            "SELECT nodeport FROM pg_dist_node WHERE groupid <> 0 AND nodeport <> %s LIMIT 1",
+            (source,),
+        ).fetchone()[0]
+        thread = threading.Thread(target=write)
+        thread.start()
+        time.sleep(0.5)
+        conn.execute(
+            "SELECT citus_move_shard_placement(%s, '127.0.0.1', %s, '127.0.0.1', %s,"
+            " shard_transfer_mode => 'force_logical')",
+            (shard, source, target),
+        )
+        time.sleep(0.5)
+        stop.set()
+        thread.join(120)
+        assert _node_of(conn, user) == target
+        stored = [
+            r[0]
+            for r in conn.execute(
+                "SELECT content FROM pymem.memories WHERE user_id = %s AND content <> 'first note'",
+                (user,),
+            )
+        ]
+        assert sorted(stored) == sorted(done)  # nothing lost, nothing twice
+        assert not set(failed) & set(stored)
+        assert len(done) > 10
+        # the user's calls run on the new worker
+        after = MemoryStore(conn).upsert(user, "after the move", unit(3))
+        assert after.action == "inserted"
