@@ -97,6 +97,7 @@ class MemoryItem:
     dedup_threshold: float | None = None
     supersede_threshold: float | None = None
     on_related: str | None = None
+    review_floor: float | None = None
     # keys sent as they are (the server names any it does not know)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -237,6 +238,9 @@ class Settings:
     consolidation_group_size: int
     consolidation_similarity: float
     review_max_attempts: int
+    cjk_dedup_threshold: float
+    cjk_dedup_term_change: float
+    review_floor: float | None
 
 
 # -- facts ----------------------------------------------------------------
@@ -1022,6 +1026,7 @@ class MemoryStore(_StoreCore):
         supersede_threshold: float | None = None,
         on_related: str | None = None,
         contacts: Sequence[str] | None = None,
+        review_floor: float | None = None,
     ) -> UpsertResult:
         """``pymem.upsert_memory``: insert, or recognise a duplicate or an update.
 
@@ -1033,7 +1038,7 @@ class MemoryStore(_StoreCore):
             " importance => %s, source => %s, pinned => %s, metadata => %s,"
             " details => %s, topic => %s, canonical => %s, valid_until => %s,"
             " decay_rate => %s, dedup_threshold => %s, supersede_threshold => %s,"
-            " on_related => %s, contacts => %s)",
+            " on_related => %s, contacts => %s, review_floor => %s)",
             (
                 user_id,
                 content,
@@ -1052,6 +1057,7 @@ class MemoryStore(_StoreCore):
                 supersede_threshold,
                 on_related,
                 _texts(contacts, "contacts"),
+                review_floor,
             ),
             UpsertResult,
             one=True,
@@ -1384,11 +1390,14 @@ class MemoryStore(_StoreCore):
         *,
         overwrite: bool = False,
         dedup_term_change: float | None = None,
+        cjk_dedup_threshold: float | None = None,
+        cjk_dedup_term_change: float | None = None,
     ) -> Settings:
-        """``pymem.configure_embedder``: record the model and its thresholds."""
+        """``pymem.configure_embedder``: record the model and its thresholds (those for
+        Chinese text default to the others)."""
         return _Call(
             "SELECT * FROM pymem.configure_embedder(%s, %s, %s, %s, overwrite => %s,"
-            " dedup_term_change => %s)",
+            " dedup_term_change => %s, cjk_dedup_threshold => %s, cjk_dedup_term_change => %s)",
             (
                 model,
                 dedup_threshold,
@@ -1396,6 +1405,8 @@ class MemoryStore(_StoreCore):
                 topic_supersede_threshold,
                 overwrite,
                 dedup_term_change,
+                cjk_dedup_threshold,
+                cjk_dedup_term_change,
             ),
             Settings,
             one=True,

@@ -62,90 +62,453 @@ RETURN pymem._normalize(
     regexp_replace(pymem._strip_intensifiers(content), pymem._value_pattern(), '0', 'g')
 );
 
--- Content terms in order of first occurrence, for "did the wording change
--- a key term, or the order of the terms?": English words (minus function
--- words, with plural and -ing/-ed endings cut) and single Chinese
--- characters (minus particles, pronouns and question words). Values and
--- negation are left to the markers.
-CREATE OR REPLACE FUNCTION pymem._content_terms(content text)
+-- Words that say nothing of the fact by themselves: English function words
+-- and "user", which an extracted memory may or may not carry. Negation is
+-- the markers' business, so its words are here too.
+CREATE OR REPLACE FUNCTION pymem._function_words()
 RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN ARRAY[
+    'the', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for',
+    'with', 'from', 'into', 'about', 'as', 'is', 'am', 'are', 'was', 'were', 'be',
+    'been', 'being', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would',
+    'can', 'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'this',
+    'that', 'these', 'those', 'there', 'here', 'he', 'she', 'they', 'we', 'you', 'me',
+    'him', 'her', 'them', 'us', 'my', 'your', 'his', 'our', 'their', 'what', 'which',
+    'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'if', 'than', 'then',
+    'also', 'just', 'any', 'some', 'all', 'user', 'users', 'one', 'get', 'got',
+    'not', 'no', 'never', 'none', 'nothing', 'nobody', 'without', 'cannot'
+];
+
+-- An English word with its inflection folded: plural, -ing, -ed, a doubled
+-- final consonant and a final e ("runs", "running" -> "run"; "named",
+-- "name" -> "nam"; "likes", "liked" -> "lik"). Words of three letters or
+-- fewer, and Chinese characters, are their own stem.
+CREATE OR REPLACE FUNCTION pymem._stem(word text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    w text := word;
+BEGIN
+    IF length(w) <= 3 OR w !~ '^[a-z]+$' THEN
+        RETURN w;
+    END IF;
+    IF w ~ 'ies$' AND length(w) > 4 THEN
+        w := left(w, -3) || 'y';
+    ELSIF w ~ '(ss|us|is)$' THEN
+        NULL;
+    ELSIF w ~ '(s|x|z|ch|sh)es$' THEN
+        w := left(w, -2);
+    ELSIF w ~ 's$' THEN
+        w := left(w, -1);
+    END IF;
+    IF w ~ 'ing$' AND length(w) >= 6 THEN
+        w := left(w, -3);
+    ELSIF w ~ 'ed$' AND length(w) >= 5 THEN
+        w := left(w, -2);
+    END IF;
+    IF w ~ '([bcdfghjkmnpqrtvwxz])\1$' THEN
+        w := left(w, -1);
+    END IF;
+    IF w ~ 'e$' AND length(w) >= 4 THEN
+        w := left(w, -1);
+    END IF;
+    RETURN w;
+END;
+$$;
+
+-- Words an extractor uses for one another: one stem for each class
+-- ("called" / "named", "began" / "started", "dad" / "father"), so that a
+-- synonym is not a changed term. Only words that state the same fact in
+-- any sentence; anything else is left to the embedding and the reviewer.
+CREATE OR REPLACE FUNCTION pymem._synonym(term text)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN array(
-    SELECT t.term
-    FROM (
-        SELECT
-            w.n,
-            CASE
-                WHEN length(w.m[1]) > 4 THEN regexp_replace(w.m[1], '(ing|ed|es|s)$', '')
-                ELSE w.m[1]
-            END AS term
-        FROM
-            regexp_matches(
-                regexp_replace(pymem._strip_intensifiers(content), '''[a-z]*', '', 'g'),
-                '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]', 'g'
-            ) WITH ORDINALITY AS w (m, n)
-        WHERE w.m[1] NOT IN (
-            'the', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for',
-            'with', 'from', 'into', 'about', 'as', 'is', 'am', 'are', 'was', 'were', 'be',
-            'been', 'being', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would',
-            'can', 'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'this',
-            'that', 'these', 'those', 'there', 'here', 'he', 'she', 'they', 'we', 'you', 'me',
-            'him', 'her', 'them', 'us', 'my', 'your', 'his', 'our', 'their', 'what', 'which',
-            'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'if', 'than', 'then',
-            'also', 'just', 'any', 'some', 'all', 'user', 'users', 'one', 'get', 'got',
-            -- negation is the markers' business
-            'not', 'no', 'never', 'none', 'nothing', 'nobody', 'without', 'cannot'
-        )
-        AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
-        AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
-    ) AS t
-    GROUP BY t.term
-    ORDER BY min(t.n)
+RETURN coalesce(
+    '{"nam": "call", "enjoy": "lik", "lov": "lik", "fond": "lik", "began": "start",
+      "begin": "start", "begun": "start", "resid": "liv", "afraid": "scar",
+      "frighten": "scar", "bought": "buy", "purchas": "buy", "dad": "father",
+      "daddy": "father", "mom": "mother", "mum": "mother", "mommy": "mother",
+      "produc": "mak", "stop": "quit", "hop": "want", "wish": "want", "kid": "child",
+      "children": "child", "employ": "work", "skill": "good", "attend": "go"}'::jsonb
+    ->> term,
+    term
 );
 
--- How the wording of b differs from a in content terms: how many terms
--- only one side has (changed), how many terms there are in all (total),
--- and whether the shared terms come in another order
--- ("学生喜欢什么样的老师" / "老师喜欢什么样的学生",
--- "flights from Denver to Boston" / "... from Boston to Denver").
-CREATE OR REPLACE FUNCTION pymem._term_difference(
-    a text, b text, OUT changed integer, OUT total integer, OUT reordered boolean
+-- Chinese words an extractor uses for one another, replaced before the text
+-- is cut into characters ("名叫" / "叫", "老公" / "丈夫", "喜欢" / "爱"):
+-- a synonym of two characters would otherwise change two terms.
+CREATE OR REPLACE FUNCTION pymem._zh_synonyms(content text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_text text := content;
+    v_pair text [];
+BEGIN
+    IF content !~ '[\u3400-\u9fff\uf900-\ufaff]' THEN
+        RETURN content;
+    END IF;
+    -- longer words first ("名叫" before a rule for "叫" could split it)
+    FOREACH v_pair SLICE 1 IN ARRAY ARRAY[
+        ['名叫', '叫'], ['叫做', '叫'], ['老公', '丈夫'], ['老婆', '妻子'], ['母亲', '妈妈'],
+        ['父亲', '爸爸'], ['上班', '工作'], ['希望', '想'], ['想要', '想'], ['居住', '住'],
+        ['喜欢', '爱'], ['喜爱', '爱'], ['正在', '在'], ['一周', '每周'], ['一天', '每天'],
+        ['通常', '平时'], ['经常', '常常'], ['害怕', '怕'], ['学习', '学'], ['擅长', '会']
+    ] LOOP
+        v_text := replace(v_text, v_pair[1], v_pair[2]);
+    END LOOP;
+    RETURN v_text;
+END;
+$$;
+
+-- Content terms in order of first occurrence, for "did the wording change
+-- a key term, or the order of the terms?": English words (minus function
+-- words, stemmed, synonyms folded) and single Chinese characters (minus
+-- particles, pronouns and question words; Chinese synonyms folded first).
+-- Values and negation are left to the markers. positions: where each term
+-- first occurs among all the words, characters, numbers and punctuation of
+-- the text, so that two terms are adjacent when their positions differ by 1;
+-- sequence: every occurrence of a term, in order ("轮廓的廓" says 廓 twice).
+CREATE OR REPLACE FUNCTION pymem._term_positions(
+    content text, OUT terms text[], OUT positions integer[], OUT sequence text[]
 )
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 RETURN (
     SELECT
         row(
-            cardinality(array(
-                SELECT unnest(t.a)
-                EXCEPT
-                SELECT unnest(t.b)
-            ))
-            + cardinality(array(
-                SELECT unnest(t.b)
-                EXCEPT
-                SELECT unnest(t.a)
-            )),
-            cardinality(array(
-                SELECT unnest(t.a)
-                UNION
-                SELECT unnest(t.b)
-            )),
-            array(
-                SELECT x FROM unnest(t.a) AS x
-                WHERE x = any(t.b)
-            )
-            <> array(
-                SELECT x FROM unnest(t.b) AS x
-                WHERE x = any(t.a)
-            )
+            coalesce(array_agg(t.term ORDER BY t.n) FILTER (WHERE t.first), '{}'),
+            coalesce(array_agg(t.n::integer ORDER BY t.n) FILTER (WHERE t.first), '{}'),
+            coalesce(array_agg(t.term ORDER BY t.n), '{}')
         )
     FROM (
         SELECT
-            pymem._content_terms(a) AS a,
-            pymem._content_terms(b) AS b
+            c.term,
+            c.n,
+            c.n = min(c.n) OVER (PARTITION BY c.term) AS first
+        FROM (
+            SELECT
+                w.n,
+                pymem._synonym(pymem._stem(w.m[1])) AS term
+            FROM
+                regexp_matches(
+                    regexp_replace(
+                        pymem._zh_synonyms(pymem._strip_intensifiers(content)), '''[a-z]*', '', 'g'
+                    ),
+                    '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]|[0-9]+'
+                    || '|[^[:space:]a-z0-9\u3400-\u9fff\uf900-\ufaff]',
+                    'g'
+                ) WITH ORDINALITY AS w (m, n)
+            WHERE
+                w.m[1] ~ '^([a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff])$'
+                AND w.m[1] <> all(pymem._function_words())
+                AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
+                AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
+        ) AS c
     ) AS t
+);
+
+CREATE OR REPLACE FUNCTION pymem._content_terms(content text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN (pymem._term_positions(content)).terms;
+
+-- What a pattern matches in a text, each match once, in order of first
+-- occurrence (the pattern must have no capturing group).
+CREATE OR REPLACE FUNCTION pymem._in_order(content text, pattern text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN array(
+    SELECT m.m[1] FROM regexp_matches(content, pattern, 'g') WITH ORDINALITY AS m (m, i)
+    GROUP BY m.m[1]
+    ORDER BY min(m.i)
+);
+
+-- The same items in another order ("3pm, 5pm" / "5pm, 3pm").
+CREATE OR REPLACE FUNCTION pymem._traded_places(a text[], b text[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN a <> b AND (SELECT array_agg(x ORDER BY x) FROM unnest(a) AS x)
+= (SELECT array_agg(x ORDER BY x) FROM unnest(b) AS x);
+
+-- Personal pronouns, which are no content terms but name the parties.
+CREATE OR REPLACE FUNCTION pymem._pronoun_pattern()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN '\m(?:i|you|he|she|me|him|we|they|us|them)\M|[我你他她您]';
+
+-- Whether a text states who does what the other way round: a passive with
+-- its agent ("was hired by", "被", "由", but not "由于"), or in Chinese the
+-- object put before its verb ("把烟戒了" for "戒烟").
+CREATE OR REPLACE FUNCTION pymem._passive(content text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN lower(content) ~ '\m(is|are|was|were|be|been|being|get|gets|got)\M.*\mby\M'
+OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由把]';
+
+-- How the wording of b differs from a in content terms: how many terms
+-- only one side has (changed), how many terms there are in all (total),
+-- whether the shared terms come in another order (reordered), and whether
+-- that order exchanges the roles of the parties (role_swap: "Ana mentors
+-- Tom" / "Tom mentors Ana", "flights from Denver to Boston" / "... from
+-- Boston to Denver", "学生喜欢什么样的老师" / "老师喜欢什么样的学生").
+-- Another order is no role swap when it is
+--   * a moved clause: the statement turned around, the shared terms of b a
+--     rotation of a's ("Tom and Sue are Ana's neighbours" / "Ana's
+--     neighbours are Tom and Sue", "Every Friday Kenji plays chess" /
+--     "Kenji plays chess every Friday");
+--   * a voice change: one side is a passive with its agent, the other not
+--     ("Grace mentors Nadia" / "Nadia is mentored by Grace");
+--   * in Chinese, the first two groups of characters exchanged where they
+--     touch in one of the texts (a time or place moved before or after the
+--     subject: "周末李娜喜欢爬山" / "李娜周末喜欢爬山").
+-- And the same order is a role swap when one side only is a passive with
+-- its agent ("Kenji was hired by Daniel" / "Kenji hired Daniel"), or when
+-- the values or the pronouns, which are no content terms, trade places
+-- ("the 19th best film at the 7th festival" / "the 7th best film at the
+-- 19th festival", "你讨厌我" / "我讨厌你").
+-- (Made with more OUT parameters than before migration 0016, which CREATE OR
+-- REPLACE cannot do: the earlier form is dropped here, in the load's one
+-- transaction.)
+DO $$
+DECLARE
+    v_function regprocedure := to_regprocedure('pymem._term_difference(text, text)');
+BEGIN
+    IF pg_get_function_result(v_function) NOT LIKE '%role_swap%' THEN
+        EXECUTE format('DROP FUNCTION %s', v_function);
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION pymem._term_difference(
+    a text, b text,
+    OUT changed integer, OUT total integer, OUT reordered boolean, OUT role_swap boolean
+)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_ta text [];
+    v_pa integer [];
+    v_qa text [];
+    v_tb text [];
+    v_pb integer [];
+    v_qb text [];
+    v_sa text [];
+    v_sb text [];
+    v_last integer;
+    v_mid_a text [];
+    v_mid_b text [];
+    v_k integer;
+    v_moved boolean := false;
+BEGIN
+    SELECT t.terms, t.positions, t.sequence INTO v_ta, v_pa, v_qa
+    FROM pymem._term_positions(a) AS t;
+    SELECT t.terms, t.positions, t.sequence INTO v_tb, v_pb, v_qb
+    FROM pymem._term_positions(b) AS t;
+    v_sa := array(
+        SELECT u.x FROM unnest(v_ta) WITH ORDINALITY AS u (x, i)
+        WHERE u.x = ANY(v_tb) ORDER BY u.i
+    );
+    v_sb := array(
+        SELECT u.x FROM unnest(v_tb) WITH ORDINALITY AS u (x, i)
+        WHERE u.x = ANY(v_ta) ORDER BY u.i
+    );
+    changed := cardinality(v_ta) + cardinality(v_tb) - 2 * cardinality(v_sa);
+    total := cardinality(v_ta) + cardinality(v_tb) - cardinality(v_sa);
+    -- every occurrence of the shared terms, in order: a term said twice on one
+    -- side only is another order too
+    v_qa := array(SELECT x FROM unnest(v_qa) WITH ORDINALITY AS u (x, i) WHERE x = ANY(v_tb) ORDER BY i);
+    v_qb := array(SELECT x FROM unnest(v_qb) WITH ORDINALITY AS u (x, i) WHERE x = ANY(v_ta) ORDER BY i);
+    reordered := v_qa <> v_qb;
+    IF reordered THEN
+        -- a rotation: b's shared terms appear, in order, in a's read twice
+        v_moved := cardinality(v_qa) = cardinality(v_qb) AND strpos(
+            '|' || array_to_string(v_qa || v_qa, '|') || '|',
+            '|' || array_to_string(v_qb, '|') || '|'
+        ) > 0;
+        IF NOT v_moved AND v_sa <> v_sb AND (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN
+            -- before the common end, a's A B is b's B A
+            v_last := cardinality(v_sa);
+            WHILE v_sa[v_last] = v_sb[v_last] LOOP
+                v_last := v_last - 1;
+            END LOOP;
+            v_mid_a := v_sa[:v_last];
+            v_mid_b := v_sb[:v_last];
+            v_k := array_position(v_mid_a, v_mid_b[1]);
+            IF v_k > 1 AND v_mid_b = v_mid_a[v_k:] || v_mid_a[:v_k - 1] THEN
+                -- A's last term right before B's first in a, or B's last
+                -- right before A's first in b
+                v_moved := v_pa[array_position(v_ta, v_mid_a[v_k])]
+                = v_pa[array_position(v_ta, v_mid_a[v_k - 1])] + 1
+                OR v_pb[array_position(v_tb, v_mid_a[1])]
+                = v_pb[array_position(v_tb, v_mid_a[cardinality(v_mid_a)])] + 1;
+            END IF;
+        END IF;
+    END IF;
+    IF pymem._passive(a) <> pymem._passive(b) THEN
+        role_swap := NOT reordered;
+    ELSE
+        role_swap := reordered AND NOT v_moved;
+    END IF;
+    -- values and pronouns that trade places
+    role_swap := role_swap
+        OR (NOT reordered AND pymem._traded_places(
+            pymem._in_order(pymem._strip_intensifiers(a), pymem._value_pattern()),
+            pymem._in_order(pymem._strip_intensifiers(b), pymem._value_pattern())
+        ))
+        OR pymem._traded_places(
+            pymem._in_order(lower(a), pymem._pronoun_pattern()),
+            pymem._in_order(lower(b), pymem._pronoun_pattern())
+        );
+END;
+$$;
+
+-- Relations that name a person, each word with the one name of its relation.
+CREATE OR REPLACE FUNCTION pymem._person_words()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN '{"wife": "wife", "wives": "wife", "husband": "husband", "spouse": "spouse",
+  "partner": "partner", "boyfriend": "boyfriend", "girlfriend": "girlfriend",
+  "fiance": "fiance", "fiancee": "fiance", "mother": "mother", "mom": "mother",
+  "mum": "mother", "mommy": "mother", "father": "father", "dad": "father",
+  "daddy": "father", "parent": "parent", "son": "son", "daughter": "daughter",
+  "child": "child", "children": "child", "kid": "child", "baby": "baby",
+  "brother": "brother", "sister": "sister", "sibling": "sibling", "cousin": "cousin",
+  "uncle": "uncle", "aunt": "aunt", "nephew": "nephew", "niece": "niece",
+  "grandmother": "grandmother", "grandma": "grandmother", "grandfather": "grandfather",
+  "grandpa": "grandfather", "grandparent": "grandparent", "grandson": "grandson",
+  "granddaughter": "granddaughter", "grandchild": "grandchild", "friend": "friend",
+  "roommate": "roommate", "flatmate": "roommate", "neighbour": "neighbour",
+  "neighbor": "neighbour", "colleague": "colleague", "coworker": "colleague",
+  "boss": "boss", "manager": "manager", "landlord": "landlord",
+  "tenant": "tenant", "nanny": "nanny", "twin": "twin",
+  "老婆": "wife", "妻子": "wife", "太太": "wife", "媳妇": "wife", "老公": "husband",
+  "丈夫": "husband", "爱人": "spouse", "伴侣": "partner", "男朋友": "boyfriend",
+  "女朋友": "girlfriend", "对象": "partner", "妈妈": "mother", "母亲": "mother",
+  "爸爸": "father", "父亲": "father", "父母": "parent", "儿子": "son", "女儿": "daughter",
+  "孩子": "child", "哥哥": "brother", "姐姐": "sister", "弟弟": "brother",
+  "妹妹": "sister", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin",
+  "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "叔叔": "uncle",
+  "阿姨": "aunt", "舅舅": "uncle", "姑姑": "aunt", "外甥": "nephew", "侄子": "nephew",
+  "侄女": "niece", "爷爷": "grandfather", "奶奶": "grandmother", "外公": "grandfather",
+  "外婆": "grandmother", "孙子": "grandson", "孙女": "granddaughter", "朋友": "friend",
+  "室友": "roommate", "邻居": "neighbour", "同事": "colleague", "老板": "boss",
+  "领导": "boss", "老师": "teacher", "学生": "student", "同学": "classmate",
+  "房东": "landlord"}'::jsonb;
+
+-- The people a text names: capitalized words that are no function words or
+-- titles ('N:' and the word's stem), and words for a person the
+-- memory is about, English and Chinese, one name for each relation
+-- ('K:wife' for "wife", "老婆", "妻子"; 'K:father' for "dad", "父亲"); in
+-- Chinese also the two characters a text starts with when they are a
+-- surname and a name ('Z:李娜'), since Chinese names have no capitals.
+CREATE OR REPLACE FUNCTION pymem._people(content text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN array(
+    SELECT DISTINCT p.person
+    FROM (
+        SELECT 'N:' || pymem._stem(lower(w[1])) AS person
+        FROM regexp_matches(content, '[A-Z][A-Za-z]+', 'g') AS w
+        WHERE
+            lower(w[1]) <> all(pymem._function_words())
+            AND lower(w[1]) NOT IN ('mr', 'mrs', 'ms', 'dr', 'prof', 'st')
+        UNION ALL
+        SELECT
+            'K:' || (pymem._person_words() ->> coalesce(
+                CASE
+                    WHEN w[1] ~ 's$' AND pymem._person_words() ? left(w[1], -1)
+                        THEN left(w[1], -1)
+                END,
+                w[1]
+            ))
+        FROM regexp_matches(lower(content), '[a-z]+', 'g') AS w
+        WHERE
+            pymem._person_words() ? w[1]
+            OR (w[1] ~ 's$' AND pymem._person_words() ? left(w[1], -1))
+        UNION ALL
+        SELECT 'K:' || (pymem._person_words() ->> w[1])
+        FROM
+            regexp_matches(
+                content,
+                '老婆|妻子|太太|媳妇|老公|丈夫|爱人|伴侣|男朋友|女朋友|对象|妈妈|母亲|爸爸|父亲|父母'
+                || '|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅'
+                || '|姑姑|外甥|侄子|侄女|爷爷|奶奶|外公|外婆|孙子|孙女|朋友|室友|邻居|同事|老板|领导'
+                || '|老师|学生|同学|房东',
+                'g'
+            ) AS w
+        UNION ALL
+        SELECT 'Z:' || z[1]
+        FROM regexp_matches(
+            content,
+            '^\s*([王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤]'
+            || '[^的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应[:space:][:punct:]，。、；：？！a-zA-Z0-9])'
+        ) AS z
+    ) AS p
+    ORDER BY p.person
+);
+
+-- Whether two texts are about the same people (pymem._people): NULL when
+-- neither names anyone; else every name of each occurs in the other (as a
+-- word of the same stem, in any case: "Every Friday Kenji ..." / "... every
+-- Friday"; a Chinese name anywhere in the other text) and both name the same
+-- relations ("Jonas works at a bakery" / "Jonas's wife works at a bakery",
+-- "Priya's thesis ... Professor Shah" / "... Professor Lin": FALSE).
+CREATE OR REPLACE FUNCTION pymem._same_people(a text, b text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN (
+    SELECT
+        CASE
+            WHEN cardinality(p.people_a) + cardinality(p.people_b) = 0 THEN NULL
+            ELSE
+                array(
+                    SELECT x FROM unnest(p.people_a) AS x
+                    WHERE x LIKE 'K:%'
+                )
+                = array(
+                    SELECT x FROM unnest(p.people_b) AS x
+                    WHERE x LIKE 'K:%'
+                )
+                AND NOT EXISTS (
+                    SELECT FROM unnest(p.people_a) AS x
+                    WHERE
+                        (x LIKE 'N:%' AND substr(x, 3) <> all(p.words_b))
+                        OR (x LIKE 'Z:%' AND strpos(b, substr(x, 3)) = 0)
+                )
+                AND NOT EXISTS (
+                    SELECT FROM unnest(p.people_b) AS x
+                    WHERE
+                        (x LIKE 'N:%' AND substr(x, 3) <> all(p.words_a))
+                        OR (x LIKE 'Z:%' AND strpos(a, substr(x, 3)) = 0)
+                )
+        END
+    FROM (
+        SELECT
+            pymem._people(a) AS people_a,
+            pymem._people(b) AS people_b,
+            array(
+                SELECT pymem._stem(w[1]) FROM regexp_matches(lower(a), '[a-z]+', 'g') AS w
+            ) AS words_a,
+            array(
+                SELECT pymem._stem(w[1]) FROM regexp_matches(lower(b), '[a-z]+', 'g') AS w
+            ) AS words_b
+    ) AS p
 );
 
 -- Lexical tokens of a query: ASCII words of 3+ letters (minus common

@@ -3,11 +3,13 @@
 -- wrong merge loses a true fact, a missed one only costs a row.
 --   duplicate  the same canonical statement, the same normalized text, a
 --              near-identical text, or a close embedding that swaps no key
---              term; never when numbers, dates or negation differ;
+--              term; never when numbers, dates or negation differ, when the
+--              parties swap roles or when another person is named;
 --   superseded evidence of the same slot: the same topic, the same goal
 --              metric, or the same statement with another value;
 --   inserted   otherwise; a neighbour in the related band is returned in
---              matched_id and, by default, queued for the app's review.
+--              matched_id and, by default, queued for the app's review (with
+--              settings.review_floor, the nearest one below the band too).
 -- Deciding (pymem._evidence of a pair, then the one step pymem._decision;
 -- pymem._match gathers the candidates; no writes) is apart from writing
 -- (pymem._apply), so that calibration and benchmarks run the same rules.
@@ -134,6 +136,10 @@ BEGIN
     item.supersede_threshold := coalesce(item.supersede_threshold, cfg.supersede_threshold);
     PERFORM pymem._check_thresholds(item.dedup_threshold, item.supersede_threshold);
     item.on_related := coalesce(item.on_related, cfg.on_related);
+    item.review_floor := coalesce(item.review_floor, cfg.review_floor);
+    IF item.review_floor IS NOT NULL THEN
+        PERFORM pymem._check_fraction(item.review_floor, label || 'review_floor');
+    END IF;
     IF item.on_related NOT IN ('review', 'supersede', 'insert') THEN
         RAISE EXCEPTION '%on_related must be review, supersede or insert, got %', label,
             quote_literal(item.on_related)
@@ -222,8 +228,14 @@ BEGIN
     END IF;
     e.masked_equal := NOT e.same_markers
         AND pymem._mask_values(old_content) = pymem._mask_values(new_content);
-    SELECT d.changed, d.total, d.reordered INTO e.changed_terms, e.total_terms, e.reordered
+    SELECT d.changed, d.total, d.reordered, d.role_swap
+    INTO e.changed_terms, e.total_terms, e.reordered, e.role_swap
     FROM pymem._term_difference(old_content, new_content) AS d;
+    e.cjk := (old_content || new_content) ~ '[\u3400-\u9fff\uf900-\ufaff]';
+    -- who the statements are about matters only to a duplicate
+    IF e.same_markers AND NOT e.role_swap THEN
+        e.same_people := pymem._same_people(old_content, new_content);
+    END IF;
     RETURN e;
 END;
 $$;
@@ -265,17 +277,26 @@ BEGIN
         END IF;
         RETURN;
     END IF;
-    -- a duplicate needs the same values and the same order of the shared
-    -- content terms ("A manages B" / "B manages A"); by embedding, also a
-    -- wording that changed few content terms (a typo changes one: only
-    -- near-identical text may)
-    IF e.same_markers AND NOT e.reordered THEN
-        IF e.trigram >= s.trigram_threshold AND e.similarity >= s.trigram_min_similarity THEN
+    -- a duplicate needs the same values, no exchange of the parties' roles
+    -- ("A manages B" / "B manages A"; a moved clause or another voice is no
+    -- exchange) and no other person ("Jonas" / "Jonas's wife"); a record
+    -- that predates role_swap falls back on the order of the shared terms.
+    -- Near-identical text may change one content term at most; a close
+    -- embedding a share of them, with thresholds of their own for Chinese
+    -- (the cjk_ settings).
+    IF e.same_markers AND NOT coalesce(e.role_swap, e.reordered)
+        AND e.same_people IS NOT FALSE THEN
+        IF e.trigram >= s.trigram_threshold AND e.similarity >= s.trigram_min_similarity
+            AND e.changed_terms <= 1 THEN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
-        ELSIF e.similarity >= s.dedup_threshold AND e.same_topic IS NOT TRUE
-            AND e.changed_terms <= s.dedup_term_change * e.total_terms THEN
+        ELSIF e.same_topic IS NOT TRUE AND (CASE
+            WHEN e.cjk THEN e.similarity >= s.cjk_dedup_threshold
+                AND e.changed_terms <= s.cjk_dedup_term_change * e.total_terms
+            ELSE e.similarity >= s.dedup_threshold
+                AND e.changed_terms <= s.dedup_term_change * e.total_terms
+        END) THEN
             action := 'duplicate';
             rule := 'close embedding, same terms';
             RETURN;
@@ -293,6 +314,11 @@ BEGIN
     ELSIF e.similarity >= s.supersede_threshold THEN
         action := 'related';
         rule := 'related band, no evidence of the same slot';
+    ELSIF e.similarity >= s.review_floor AND s.on_related = 'review' THEN
+        -- a reviewer is in use: a restatement the embedder scores low still
+        -- reaches it
+        action := 'related';
+        rule := 'below the related band, queued for review';
     END IF;
 END;
 $$;
@@ -326,10 +352,21 @@ DECLARE
     -- regexp passes) for every row of the user it filters
     v_fingerprint uuid := pymem._fingerprint(item.content);
     v_markers text[] := pymem._fact_markers(item.content);
+    -- where a neighbour starts to matter: the related band, or the review
+    -- floor below it when a reviewer sees what is queued
+    v_band double precision := CASE
+        WHEN item.on_related = 'review' THEN least(item.supersede_threshold, item.review_floor)
+        ELSE item.supersede_threshold
+    END;
 BEGIN
     v_settings.dedup_threshold := item.dedup_threshold;
+    -- a call's own threshold holds for Chinese text too
+    IF item.dedup_threshold <> cfg.dedup_threshold THEN
+        v_settings.cjk_dedup_threshold := item.dedup_threshold;
+    END IF;
     v_settings.supersede_threshold := item.supersede_threshold;
     v_settings.on_related := item.on_related;
+    v_settings.review_floor := item.review_floor;
     action := 'inserted';
     -- 1. The same canonical statement, or the same normalized text with
     -- the same markers (normalizing drops the point of "3.5 kg"), found by
@@ -457,7 +494,7 @@ BEGIN
         ) AS c
         WHERE pymem._could_decide(
             c.sim, c.trigram, c.topic = item.topic,
-            item.supersede_threshold, cfg.topic_supersede_threshold, cfg.trigram_threshold,
+            v_band, cfg.topic_supersede_threshold, cfg.trigram_threshold,
             cfg.trigram_min_similarity
         )
         ORDER BY c.distance, c.id
@@ -652,7 +689,8 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memory(
     dedup_threshold double precision DEFAULT NULL,
     supersede_threshold double precision DEFAULT NULL,
     on_related text DEFAULT NULL,
-    contacts text[] DEFAULT NULL
+    contacts text[] DEFAULT NULL,
+    review_floor double precision DEFAULT NULL
 )
 RETURNS TABLE (
     memory_id uuid, action text, similarity double precision, matched_id uuid, rule text
@@ -682,6 +720,7 @@ BEGIN
     v_item.dedup_threshold := dedup_threshold;
     v_item.supersede_threshold := supersede_threshold;
     v_item.on_related := on_related;
+    v_item.review_floor := review_floor;
     v_item := pymem._prepare_item(v_item, v_cfg);
     PERFORM pymem._lock_user(user_id);
     v_result := pymem._upsert_item(user_id, v_item, v_cfg);

@@ -67,7 +67,9 @@ CREATE OR REPLACE FUNCTION pymem.configure_embedder(
     supersede_threshold double precision,
     topic_supersede_threshold double precision DEFAULT NULL,
     overwrite boolean DEFAULT FALSE,
-    dedup_term_change double precision DEFAULT NULL
+    dedup_term_change double precision DEFAULT NULL,
+    cjk_dedup_threshold double precision DEFAULT NULL,
+    cjk_dedup_term_change double precision DEFAULT NULL
 )
 RETURNS pymem.settings
 LANGUAGE plpgsql
@@ -81,6 +83,10 @@ BEGIN
     PERFORM pymem._check_thresholds(dedup_threshold, supersede_threshold);
     PERFORM pymem._check_fraction(topic_supersede_threshold, 'topic_supersede_threshold');
     PERFORM pymem._check_fraction(dedup_term_change, 'dedup_term_change');
+    PERFORM pymem._check_fraction(cjk_dedup_term_change, 'cjk_dedup_term_change');
+    IF cjk_dedup_threshold IS NOT NULL THEN
+        PERFORM pymem._check_thresholds(cjk_dedup_threshold, supersede_threshold);
+    END IF;
     SELECT * INTO v_settings FROM pymem.settings FOR UPDATE;
     IF v_settings.embedding_model = model AND NOT coalesce(overwrite, false) THEN
         RETURN v_settings;
@@ -100,7 +106,15 @@ BEGIN
         topic_supersede_threshold = coalesce(
             configure_embedder.topic_supersede_threshold, s.topic_supersede_threshold
         ),
-        dedup_term_change = coalesce(configure_embedder.dedup_term_change, s.dedup_term_change)
+        dedup_term_change = coalesce(configure_embedder.dedup_term_change, s.dedup_term_change),
+        -- Chinese text: its own thresholds, or the others' when none are given
+        cjk_dedup_threshold = coalesce(
+            configure_embedder.cjk_dedup_threshold, configure_embedder.dedup_threshold
+        ),
+        cjk_dedup_term_change = coalesce(
+            configure_embedder.cjk_dedup_term_change, configure_embedder.dedup_term_change,
+            s.cjk_dedup_term_change
+        )
     RETURNING * INTO v_settings;
     RETURN v_settings;
 END;

@@ -26,7 +26,8 @@ GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 
 -- Store administration stays with the owner.
 REVOKE EXECUTE ON FUNCTION pymem.configure_embedder(
-    text, double precision, double precision, double precision, boolean, double precision
+    text, double precision, double precision, double precision, boolean, double precision,
+    double precision, double precision
 ) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem._set_dimensions(integer) FROM pymem_app, public;
 REVOKE EXECUTE ON FUNCTION pymem.set_fact_policy(text, text) FROM pymem_app, public;

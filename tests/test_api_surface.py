@@ -112,7 +112,7 @@ def test_upsert_takes_the_item_fields_by_name_with_the_servers_defaults(conn):
                                   "NULL::text", "NULL::timestamp with time zone",
                                   "NULL::double precision", "NULL::double precision",
                                   "NULL::double precision", "NULL::text",
-                                  "NULL::text[]"])  # fmt: skip
+                                  "NULL::text[]", "NULL::double precision"])  # fmt: skip
     parameters = list(inspect.signature(MemoryStore.upsert).parameters.values())[1:]
     assert [p.name for p in parameters] == names
     for p in parameters[3:]:

@@ -1026,6 +1026,30 @@ DECISIONS = [
     ("用户喜欢猫", "用户不喜欢猫", 0.95, "inserted", RELATED),
     # far apart
     ("User collects stamps", "User owns a red bicycle", 0.2, "inserted", "no close memory"),
+    # a moved clause or another voice is no role swap (migration 0016: role_swap)...
+    ("Ivo and Kim are Ada's neighbours", "Ada's neighbours are Ivo and Kim", 0.97, "duplicate",
+     "near-identical text"),
+    ("Every Friday Ivo plays chess", "Ivo plays chess every Friday", 0.95, "duplicate",
+     "near-identical text"),
+    ("Ada is mentored by Kim", "Kim mentors Ada", 0.95, "duplicate",
+     "close embedding, same terms"),
+    ("周末小林喜欢去爬山", "小林周末喜欢去爬山", 0.95, "duplicate", "close embedding, same terms"),
+    # ... the parties exchanging their roles is, in either voice, with pronouns and values
+    ("Ada mentors Kim", "Kim mentors Ada", 0.99, "inserted", RELATED),
+    ("Ada was hired by Kim", "Ada hired Kim", 0.99, "inserted", RELATED),
+    ("何静是胡明的领导", "胡明是何静的领导", 0.99, "inserted", RELATED),
+    ("你讨厌我", "我讨厌你", 0.99, "inserted", RELATED),
+    ("Ranked 19th in the poll of the 7th year", "Ranked 7th in the poll of the 19th year", 0.99,
+     "inserted", RELATED),
+    # a synonym and an inflection change no term
+    ("Ivo has a parrot called Kiki", "Ivo has a parrot named Kiki", 0.97, "duplicate",
+     "close embedding, same terms"),
+    ("Ivo runs every morning", "Ivo went running every morning", 0.95, "duplicate",
+     "close embedding, same terms"),
+    # another person is another fact, however close (same_people)
+    ("Ivo works at a bakery", "Ivo's wife works at a bakery", 0.97, "inserted", RELATED),
+    ("Ivo's thesis is supervised by Professor Shah", "Ivo's thesis is supervised by Professor Lin",
+     0.97, "inserted", RELATED),
 ]  # fmt: skip
 
 
@@ -1058,6 +1082,35 @@ def _step(conn, old: str, new: str, cosine: float, **settings) -> tuple:
         " LATERAL pymem._decision(pymem._evidence(%s, %s, %s, o.s), o.s) AS d",
         (json.dumps(settings), old, new, cosine),
     ).fetchone()
+
+
+def test_below_the_band_a_reviewer_still_sees_the_nearest_neighbour(store, conn):
+    """settings.review_floor (and the option of the same name): with on_related = 'review',
+    an insert whose nearest neighbour is below the related band but at or above the floor
+    queues that pair too; without the floor it is an unrelated insert, as with 'insert'."""
+    first = store.upsert(USER, "Ivo is allergic to peanuts", unit(0))
+    plain = store.upsert(USER, "Ivo cannot eat peanuts, they make him ill", at_cosine(0.6))
+    assert (plain.action, plain.matched_id, plain.rule) == ("inserted", None, "no close memory")
+    queued = store.upsert(USER, "Peanuts are off the menu for Ivo", at_cosine(0.6, 0, 2),
+                          review_floor=0.5)  # fmt: skip
+    assert (queued.action, queued.matched_id) == ("inserted", first.memory_id)
+    assert queued.rule == "below the related band, queued for review"
+    assert [r.memory_id for r in store.pending_reviews(USER)] == [queued.memory_id]
+    # the floor is below the cosine of no neighbour, or the call inserts without review
+    far = store.upsert(USER, "Ivo dislikes peanut butter", at_cosine(0.4, 0, 3), review_floor=0.5)
+    assert far.matched_id is None
+    quiet = store.upsert(USER, "Ivo avoids peanuts", at_cosine(0.6, 0, 4), review_floor=0.5,
+                         on_related="insert")  # fmt: skip
+    assert quiet.matched_id is None
+    # the store's setting is the default of every write; an option above the band turns it off
+    conn.execute("UPDATE pymem.settings SET review_floor = 0.5")
+    by_setting = store.upsert(USER, "No peanuts for Ivo", at_cosine(0.6, 0, 5))
+    assert by_setting.rule == "below the related band, queued for review"
+    off = store.upsert(USER, "Ivo has a nut allergy", at_cosine(0.6, 0, 6), review_floor=1.0)
+    assert off.matched_id is None
+    assert len(store.pending_reviews(USER)) == 2
+    with pytest.raises(psycopg.errors.CheckViolation), conn.transaction():
+        conn.execute("UPDATE pymem.settings SET review_floor = 1.5")
 
 
 def test_the_step_needs_the_cosine_floor_for_near_identical_text(conn):

@@ -147,6 +147,23 @@ def test_configure_embedder_records_keeps_and_guards(store, conn):
     assert store.get_settings().embedding_model == "model-b"
 
 
+def test_configure_embedder_records_thresholds_for_chinese_text(store, conn):
+    """Chinese text has thresholds of its own (migration 0016); left out, they are the
+    others, and they may not start below the related band."""
+    both = store.configure_embedder("model-a", 0.9, 0.7, 0.5, dedup_term_change=0.6)
+    assert (both.cjk_dedup_threshold, both.cjk_dedup_term_change) == (0.9, 0.6)
+    own = store.configure_embedder(
+        "model-a", 0.9, 0.7, overwrite=True, cjk_dedup_threshold=0.95, cjk_dedup_term_change=0.2
+    )
+    assert (own.dedup_threshold, own.cjk_dedup_threshold, own.cjk_dedup_term_change) == (
+        0.9,
+        0.95,
+        0.2,
+    )
+    with pytest.raises(InvalidThresholds), conn.transaction():
+        store.configure_embedder("model-a", 0.9, 0.7, overwrite=True, cjk_dedup_threshold=0.6)
+
+
 def test_dimension_change_keeps_history_recorded(empty_dsn):
     migrate(empty_dsn, dimensions=4)
     with psycopg.connect(empty_dsn) as conn:
