@@ -5,9 +5,10 @@ A labelled pair (text a, text b) is "the same fact" (label 1, or ``duplicate``),
 same slot. The rules that decide are pymem's own SQL (``pymem._decision`` for the sweep,
 ``pymem.upsert_memory`` for the reported numbers): nothing of the rule is repeated here.
 
-* fit: on the *development* pairs, the grid point (``dedup_threshold``, ``dedup_term_change``)
-  that merges the most true paraphrases while merging at most ``max_false_merge - margin`` of
-  the distinct pairs in *every* language;
+* fit: on the *development* pairs, for each language, the grid point (``dedup_threshold``,
+  ``dedup_term_change`` for English, ``cjk_dedup_threshold``, ``cjk_dedup_term_change`` for
+  Chinese) that merges the most true paraphrases of that language while merging at most
+  ``max_false_merge - margin`` of the distinct pairs of *every* source of that language;
 * report: the false-merge rate (distinct pairs that end ``duplicate`` or ``superseded``) and the
   merge recall of each language, on the development pairs and on evaluation pairs that the fit
   never saw, through the real upsert path: store a, then upsert b.
@@ -40,8 +41,11 @@ _LABELS = {
     "unrelated": DISTINCT,
     "update": UPDATE,
 }
-DEDUP_GRID = tuple(round(0.70 + 0.02 * i, 2) for i in range(15))  # 0.70 .. 0.98
-TERM_CHANGE_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+DEDUP_GRID = tuple(round(0.70 + 0.01 * i, 2) for i in range(29))  # 0.70 .. 0.98
+# 1.0: no limit on the share of changed terms (the other guards still hold)
+TERM_CHANGE_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0)
+# the language whose pairs the cjk_ thresholds decide (pymem._evidence: text with CJK characters)
+CJK_LANG = "zh"
 # The related band starts where the review queue still sees this share of the true
 # paraphrases that dedup leaves apart.
 REVIEW_RECALL = 0.8
@@ -64,6 +68,9 @@ class Calibration:
     dedup_term_change: float
     supersede_threshold: float
     topic_supersede_threshold: float
+    # Chinese text's own thresholds (None: the ones above)
+    cjk_dedup_threshold: float | None = None
+    cjk_dedup_term_change: float | None = None
     # report[set name][lang] -> counts and rates
     report: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -130,7 +137,8 @@ def _sweep(
 ):
     """Per grid point and language: pairs of each label merged by the write path's rules:
     pymem._evidence of each pair once (all of it: supersede_threshold 0 lets nothing be
-    skipped), then pymem._decision at each grid point of the store's settings."""
+    skipped), then pymem._decision at each grid point of the store's settings (the point's
+    thresholds for both scripts: a pair is decided by the ones of its own)."""
     conn.execute(
         f"CREATE TEMP TABLE {table}_evidence AS"
         " SELECT p.lang, p.source, p.label,"
@@ -152,8 +160,9 @@ def _sweep(
                 p.e,
                 jsonb_populate_record(s, jsonb_build_object(
                     'dedup_threshold', t, 'supersede_threshold', least(t, 0.7),
+                    'cjk_dedup_threshold', t, 'cjk_dedup_term_change', r,
                     'topic_supersede_threshold', %s::float8, 'trigram_threshold', %s::float8,
-                    'dedup_term_change', r, 'on_related', 'insert',
+                    'dedup_term_change', r, 'on_related', 'insert', 'review_floor', NULL,
                     'trigram_min_similarity', %s::float8
                 ))
             ) AS j
@@ -208,14 +217,34 @@ def choose(
     return best[1], best[2]
 
 
-def _review_band(conn: psycopg.Connection, table: str, dedup: float) -> float:
+def choose_by_language(
+    sweep: dict[tuple[float, float], dict[tuple[str, str], dict[str, list[int]]]],
+    max_false_merge: float,
+) -> dict[str, tuple[float, float]]:
+    """:func:`choose` for each language on its own sources: a language's pairs are decided
+    by thresholds of their own (English by dedup_*, Chinese by cjk_dedup_*)."""
+    langs = sorted({lang for cells in sweep.values() for lang, _ in cells})
+    return {
+        lang: choose(
+            {
+                point: {k: v for k, v in cells.items() if k[0] == lang}
+                for point, cells in sweep.items()
+            },
+            max_false_merge,
+        )
+        for lang in langs
+    }
+
+
+def _review_band(conn: psycopg.Connection, table: str, dedup: float, cjk_dedup: float) -> float:
     """Cosine above which REVIEW_RECALL of the same-fact pairs left apart still land."""
     (value,) = conn.execute(
         f"SELECT percentile_disc(%s) WITHIN GROUP (ORDER BY sim) FROM {table}"
-        " WHERE label = %s AND sim < %s",
-        (1 - REVIEW_RECALL, SAME, dedup),
+        " WHERE label = %s AND sim < CASE WHEN lang = %s THEN %s ELSE %s END",
+        (1 - REVIEW_RECALL, SAME, CJK_LANG, cjk_dedup, dedup),
     ).fetchone()
-    return dedup if value is None else min(dedup, math.floor(value * 100) / 100)
+    lowest = min(dedup, cjk_dedup)
+    return lowest if value is None else min(lowest, math.floor(value * 100) / 100)
 
 
 CHUNK = 500
@@ -234,12 +263,15 @@ def upsert_report(
                 conn.execute(
                     "UPDATE pymem.settings SET dedup_threshold = %s, supersede_threshold = %s,"
                     " topic_supersede_threshold = %s, dedup_term_change = %s,"
-                    " on_related = 'review'",
+                    " cjk_dedup_threshold = %s, cjk_dedup_term_change = %s,"
+                    " on_related = 'review', review_floor = NULL",
                     (
                         cal.dedup_threshold,
                         cal.supersede_threshold,
                         cal.topic_supersede_threshold,
                         cal.dedup_term_change,
+                        _or(cal.cjk_dedup_threshold, cal.dedup_threshold),
+                        _or(cal.cjk_dedup_term_change, cal.dedup_term_change),
                     ),
                 )
                 chunk = f"p.i >= {start} AND p.i < {start + CHUNK}"
@@ -286,8 +318,8 @@ def calibrate(
     margin: float = 0.01,
 ) -> Calibration:
     """Fit on ``dev`` with at most ``max_false_merge - margin`` distinct pairs merged in every
-    language; report on ``dev`` and on each evaluation set. ``dsn``: a migrated store of the
-    embedder's dimension; nothing is left in it."""
+    source of each language; report on ``dev`` and on each evaluation set. ``dsn``: a migrated
+    store of the embedder's dimension; nothing is left in it."""
     from pgvector.psycopg import register_vector
 
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -297,15 +329,23 @@ def calibrate(
             " FROM pymem.settings"
         ).fetchone()
         _load_table(conn, "calibration_dev", embed, dev)
-        dedup, term_change = choose(
+        fitted = choose_by_language(
             _sweep(conn, "calibration_dev", topic_supersede, trigram, trigram_min_similarity),
             max_false_merge - margin,
         )
+        # a language without development pairs takes the other's point
+        other = next(iter(fitted.values()), (1.0, 0.0))
+        dedup, term_change = next(
+            (point for lang, point in fitted.items() if lang != CJK_LANG), other
+        )
+        cjk_dedup, cjk_term_change = fitted.get(CJK_LANG, (dedup, term_change))
         cal = Calibration(
             dedup_threshold=dedup,
             dedup_term_change=term_change,
-            supersede_threshold=_review_band(conn, "calibration_dev", dedup),
-            topic_supersede_threshold=min(topic_supersede, dedup),
+            supersede_threshold=_review_band(conn, "calibration_dev", dedup, cjk_dedup),
+            topic_supersede_threshold=min(topic_supersede, dedup, cjk_dedup),
+            cjk_dedup_threshold=cjk_dedup,
+            cjk_dedup_term_change=cjk_term_change,
         )
         cal.report["dev"] = upsert_report(conn, "calibration_dev", cal)
         for n, (name, pairs) in enumerate(evaluation.items()):
@@ -335,12 +375,19 @@ class _Rollback(Exception):
     pass
 
 
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
 def format_report(cal: Calibration) -> str:
     lines = [
         f"dedup_threshold            = {cal.dedup_threshold:.2f}",
         f"dedup_term_change          = {cal.dedup_term_change:.2f}",
         f"supersede_threshold        = {cal.supersede_threshold:.2f}  (start of the review band)",
         f"topic_supersede_threshold  = {cal.topic_supersede_threshold:.3f}",
+        f"cjk_dedup_threshold        = {_or(cal.cjk_dedup_threshold, cal.dedup_threshold):.2f}"
+        "  (Chinese text)",
+        f"cjk_dedup_term_change      = {_or(cal.cjk_dedup_term_change, cal.dedup_term_change):.2f}",
         "",
         f"{'set':<22} {'lang':<4} {'distinct':>8} {'false merges':>12} {'same':>6}"
         f" {'merged':>7} {'queued':>7}",

@@ -340,7 +340,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not args.dev:
         # no fit: how the thresholds recorded for the bundled embedder do on held-out pairs
         t = embed.thresholds
-        cal = Calibration(t.dedup, t.term_change, t.supersede, t.topic_supersede)
+        cal = Calibration(
+            t.dedup, t.term_change, t.supersede, t.topic_supersede, t.cjk_dedup, t.cjk_term_change
+        )
         cal.report = evaluate_thresholds(dsn, embed, cal, evaluation)
         print(format_report(cal))
         return 0
@@ -356,6 +358,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 cal.topic_supersede_threshold,
                 overwrite=True,
                 dedup_term_change=cal.dedup_term_change,
+                cjk_dedup_threshold=cal.cjk_dedup_threshold,
+                cjk_dedup_term_change=cal.cjk_dedup_term_change,
             )
         print(f"recorded for {embed.name}")
     return 0

@@ -23,6 +23,7 @@ from pymem.calibration import (
     Pair,
     calibrate,
     choose,
+    choose_by_language,
     evaluate,
     format_report,
     load_pairs,
@@ -83,6 +84,23 @@ def test_choose_takes_the_best_recall_within_the_false_merge_bound_of_every_sour
     assert choose({(0.9, 0.1): {("zh", "x"): _cell((10, 5), (10, 9))}}, 0.01) == (1.0, 0.0)
 
 
+def test_each_language_gets_its_own_point():
+    """Chinese text is decided by the cjk_ thresholds: each language is fitted on its own
+    sources, so a hard Chinese source does not hold the English point back."""
+    sweep = {
+        (0.86, 0.7): {
+            ("en", "a"): _cell((100, 2), (100, 60)),
+            ("zh", "b"): _cell((100, 9), (100, 70)),
+        },
+        (0.92, 0.2): {
+            ("en", "a"): _cell((100, 0), (100, 20)),
+            ("zh", "b"): _cell((100, 2), (100, 30)),
+        },
+    }
+    assert choose(sweep, 0.03) == (0.92, 0.2)
+    assert choose_by_language(sweep, 0.03) == {"en": (0.86, 0.7), "zh": (0.92, 0.2)}
+
+
 def _hash_embed(texts: list[str]) -> np.ndarray:
     """Deterministic vectors: texts sharing their first word point the same way."""
     out = []
@@ -128,7 +146,9 @@ def test_shipped_thresholds_hold_on_the_bundled_hand_written_pairs(fresh_dsn, em
     """The bundled pairs were written for this project and never used for fitting."""
     from pymem.embedder import USE_THRESHOLDS as t
 
-    cal = Calibration(t.dedup, t.term_change, t.supersede, t.topic_supersede)
+    cal = Calibration(
+        t.dedup, t.term_change, t.supersede, t.topic_supersede, t.cjk_dedup, t.cjk_term_change
+    )
     report = evaluate(fresh_dsn, embedder, cal, {"hand-written": load_pairs()})["hand-written"]
     for lang in ("en", "zh"):
         assert report[lang]["false_merge_rate"] <= 0.05, (lang, report[lang])
