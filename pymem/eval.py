@@ -59,6 +59,10 @@ TARGETS = {
     "judge_calls_per_100_writes": "<= 40",
 }
 K = 5
+# The below-band review queue of the eval's last pass (settings.review_floor): the nearest
+# neighbour from this cosine up is queued even below the related band, so that a
+# restatement the embedder scores low still reaches the reviewer (docs/eval.md).
+REVIEW_FLOOR = 0.5
 
 
 class InvalidDataset(PymemError):
@@ -353,32 +357,44 @@ def run_naive(dsn: str, data: Dataset, vectors: dict[str, np.ndarray], qvectors,
 
 
 REVIEWED = "reviewed:"  # the reviewed pass writes as these users, beside the first pass
+BELOW_BAND = "below:"  # and the reviewed pass with the below-band queue as these
 
 
-def _store_users(data: Dataset, reviewer: bool) -> dict[str, str]:
-    """The store's user id for each user of the stream: itself in the first pass; in the
-    reviewed pass ``reviewed:<n>``, the prefix lengthened until no such id is also a user
-    of the dataset (a stream with users "ann" and "reviewed:1" would mix the two passes),
-    numbered so that an id at pymem's 256-character limit still fits."""
+def _store_users(data: Dataset, prefix: str | None) -> dict[str, str]:
+    """The store's user id for each user of the stream: itself in the first pass; in a
+    reviewed pass ``<prefix><n>`` (``reviewed:<n>``), the prefix lengthened until no such id
+    is also a user of the dataset (a stream with users "ann" and "reviewed:1" would mix the
+    two passes), numbered so that an id at pymem's 256-character limit still fits."""
     users = sorted({m.user for m in data.memories} | {q.user for q in data.questions})
-    if not reviewer:
+    if prefix is None:
         return {u: u for u in users}
-    prefix = REVIEWED
     while any(f"{prefix}{n}" in users for n in range(len(users))):
         prefix = "re" + prefix
     return {u: f"{prefix}{n}" for n, u in enumerate(users)}
 
 
 def run_pymem(
-    dsn: str, data: Dataset, vectors, qvectors, embed, progress, *, reviewer: bool = False
+    dsn: str,
+    data: Dataset,
+    vectors,
+    qvectors,
+    embed,
+    progress,
+    *,
+    reviewer: bool = False,
+    review_floor: float | None = None,
 ) -> Run:
     """The stream through upsert_memory. With ``reviewer``, pymem's review worker with the
     label judge (a perfect LLM) settles each user's review queue at the end of every
     session, the day it filled, as an app answering ``review_due`` would; this pass
-    writes as users of its own (``reviewed:<n>``) in the same store."""
+    writes as users of its own (``reviewed:<n>``) in the same store. With
+    ``review_floor`` too, every write also queues its nearest neighbour below the related
+    band from that cosine up (users ``below:<n>``)."""
     from pymem.store import MemoryStore
 
-    as_store = _store_users(data, reviewer)
+    prefix = None if not reviewer else (REVIEWED if review_floor is None else BELOW_BAND)
+    as_store = _store_users(data, prefix)
+    label = "pymem" if not reviewer else ("+reviewer" if review_floor is None else "+below band")
     run = Run(reviewed=reviewer)
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     row_fact: dict[Any, str] = {}  # memory id -> fact of its current content
@@ -398,6 +414,7 @@ def run_pymem(
                 m.kind,
                 topic=m.topic,
                 contacts=m.contacts,
+                review_floor=review_floor,
             )
             run.latencies.append(time.perf_counter() - started)
             before = row_fact.get(r.memory_id)
@@ -411,11 +428,11 @@ def run_pymem(
             counts = run.by_label.setdefault(m.label, {})
             counts[decided] = counts.get(decided, 0) + 1
             last_day[r.memory_id] = m.day
-            progress.step("pymem+reviewer: write" if reviewer else "pymem: write")
+            progress.step(f"{label}: write")
         if reviewer and session is not None:
             _label_review(store, data, session, as_store, run, last_day, row_fact)
         _age(store, data, last_day)
-        _collect(store, data, qvectors, run, progress, as_store, reviewer)
+        _collect(store, data, qvectors, run, progress, as_store, label)
     return run
 
 
@@ -435,7 +452,7 @@ def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
 
 
 def _collect(
-    store, data: Dataset, qvectors, run: Run, progress, as_store: dict[str, str], reviewer: bool
+    store, data: Dataset, qvectors, run: Run, progress, as_store: dict[str, str], label: str
 ) -> None:
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
     of_store = {v: k for k, v in as_store.items()}
@@ -450,7 +467,7 @@ def _collect(
     for q in data.questions:
         hits = store.recall(as_store[q.user], qvectors[q.id], k=K, query_text=q.text)
         run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]
-        progress.step("pymem+reviewer: recall" if reviewer else "pymem: recall")
+        progress.step(f"{label}: recall")
 
 
 def _label_judge(data: Dataset, user: str):
@@ -519,8 +536,11 @@ def evaluate(
     yes: bool = False,
     embed=None,
     progress_stream=None,
+    review_floor: float = REVIEW_FLOOR,
 ) -> dict[str, Any]:
-    """Run the stream through both stores; the metrics of each, and what went wrong."""
+    """Run the stream through both stores; the metrics of each, and what went wrong.
+    pymem runs three times: alone, with a reviewer settling its review queue, and with a
+    reviewer and the below-band queue from ``review_floor`` up."""
     from pymem.migrate import migrate
 
     data = load_dataset(dataset)
@@ -543,11 +563,14 @@ def evaluate(
     qvectors = dict(
         zip([q.id for q in data.questions], embed([q.text for q in data.questions]), strict=True)
     )
-    steps = 3 * len(data.memories) + 3 * len(data.questions)
+    steps = 4 * len(data.memories) + 4 * len(data.questions)
     progress = Progress(steps, progress_stream)
     naive = run_naive(target, data, vectors, qvectors, progress)
     ours = run_pymem(target, data, vectors, qvectors, embed, progress)
     reviewed = run_pymem(target, data, vectors, qvectors, embed, progress, reviewer=True)
+    below = run_pymem(
+        target, data, vectors, qvectors, embed, progress, reviewer=True, review_floor=review_floor
+    )
     fact_of = data.fact_of()
 
     def missed(run: Run) -> list[dict[str, Any]]:
@@ -567,9 +590,12 @@ def evaluate(
         "naive": naive.metrics(data),
         "pymem": ours.metrics(data),
         "pymem_reviewed": reviewed.metrics(data),
+        "pymem_reviewed_below_band": below.metrics(data),
+        "review_floor": review_floor,
         "pymem_missed": missed(ours),
         "pymem_reviewed_missed": missed(reviewed),
         "review_decisions": reviewed.decisions,
+        "review_decisions_below_band": below.decisions,
         "pymem_decisions_by_label": ours.by_label,
         "pymem_false_merges": [
             {"memory": i, "merged_into_fact": into, "action": a} for i, into, a in ours.false_merges
@@ -594,17 +620,27 @@ def format_report(result: dict[str, Any], out: Callable[[str], None] = print) ->
         f"{result['memories']} memories ({result['facts']} distinct facts) and "
         f"{result['questions']} questions from {result['dataset']}"
     )
-    out(f"{'':<26} {'naive':>9} {'pymem':>9} {'+reviewer':>10}  target")
+    out(f"{'':<26} {'naive':>9} {'pymem':>9} {'+reviewer':>10} {'+below band':>12}  target")
     for name in METRICS:
         out(
             f"{name:<26} {_format(name, result['naive'][name]):>9}"
             f" {_format(name, result['pymem'][name]):>9}"
-            f" {_format(name, result['pymem_reviewed'][name]):>10}  {TARGETS.get(name, '')}"
+            f" {_format(name, result['pymem_reviewed'][name]):>10}"
+            f" {_format(name, result['pymem_reviewed_below_band'][name]):>12}"
+            f"  {TARGETS.get(name, '')}"
         )
     out(
         "+reviewer: pymem after its review worker settled the queue each session with a judge"
         " that answers from the labels (docs/eval.md)"
     )
+    out(
+        f"+below band: the same with review_floor = {result['review_floor']}: the nearest"
+        " neighbour below the related band is queued too"
+    )
+    paraphrases = result["pymem_decisions_by_label"].get("paraphrase", {})
+    if paraphrases:
+        merged = sum(n for a, n in paraphrases.items() if a in ("duplicate", "superseded"))
+        out(f"pymem alone merged {merged} of {sum(paraphrases.values())} paraphrase memories")
     for label, counts in sorted(result["pymem_decisions_by_label"].items()):
         decided = ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
         out(f"pymem on {label} memories: {decided}")

@@ -147,10 +147,11 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
             conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
     assert code == 0
     captured = capsys.readouterr()
-    assert "] " in captured.err and f"/{3 * memories + 3 * (len(part) - memories)}" in captured.err
+    assert "] " in captured.err and f"/{4 * memories + 4 * (len(part) - memories)}" in captured.err
     result = json.loads(captured.out)
     naive, ours = result["naive"], result["pymem"]
-    for side in (naive, ours, result["pymem_reviewed"]):
+    below = result["pymem_reviewed_below_band"]
+    for side in (naive, ours, result["pymem_reviewed"], below):
         assert set(METRICS) <= set(side)
         for name in METRICS:
             if name.endswith(("_rate", "_at_5")):
@@ -169,6 +170,9 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
     assert naive["judge_calls_per_100_writes"] is None is ours["judge_calls_per_100_writes"]
     assert result["pymem_reviewed"]["judge_calls_per_100_writes"] > 0
     assert sum(result["review_decisions"].values()) > 0
+    # the below-band queue shows the reviewer more pairs, never fewer
+    calls = result["pymem_reviewed"]["judge_calls_per_100_writes"]
+    assert below["judge_calls_per_100_writes"] >= calls
 
 
 def test_a_stream_without_questions_or_conflicts_reports_na(admin_dsn, tmp_path, capsys):
@@ -253,13 +257,14 @@ def test_a_dataset_user_named_like_a_reviewed_user_stays_apart(admin_dsn, tmp_pa
         {"id": "m1", "user": "ann", "fact": "tea", "content": "likes tea"},
         {"id": "m2", "user": "reviewed:0", "fact": "coffee", "content": "likes coffee"},
         {"id": "m3", "user": "reviewed:1", "fact": "cocoa", "content": "likes cocoa"},
+        {"id": "m5", "user": "below:0", "fact": "juice", "content": "likes juice"},
         {"id": "m4", "user": long_user, "fact": "milk", "content": "likes milk"},
         {"type": "question", "id": "q1", "user": "ann", "text": "drinks?", "answers": ["m1"]},
         {"type": "question", "id": "q2", "user": long_user, "text": "milk?", "answers": ["m4"]},
     ]
     result = _evaluate(admin_dsn, tmp_path, records, _ToyEmbedder())
-    for side in ("naive", "pymem", "pymem_reviewed"):
-        assert result[side]["store_size"] == 4, side
+    for side in ("naive", "pymem", "pymem_reviewed", "pymem_reviewed_below_band"):
+        assert result[side]["store_size"] == 5, side
         assert result[side]["recall_at_5"] == 1.0, side
 
 
