@@ -271,6 +271,16 @@ class SerializationFailure(PymemError):
     sqlstate = "40001"
 
 
+class ShardMoved(SerializationFailure):
+    """Citus (``XX000``, 'cannot execute a distributed query from a query on a shard'):
+    the user's shard moved to another worker while the call ran there (a rebalance).
+    Nothing was written; a serialization failure of its own kind, so the store runs a
+    call that had a transaction of its own again, and a caller retries its
+    transaction as for any other (docs/scaling.md)."""
+
+    sqlstate = "XX000"
+
+
 class ConnectionLost(PymemError):
     """The connection broke during the call (server restart, terminated backend).
 
@@ -341,6 +351,8 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         cls, message = InvalidEmbedding, f"embedding is not finite: {message}"
     if cls is None and sqlstate == "22000" and "at least 1 dimension" in message:
         cls, message = DimensionMismatch, f"embedding has no dimensions: {message}"
+    if cls is None and sqlstate == "XX000" and "from a query on a shard" in message:
+        cls = ShardMoved
     if cls is None and type(exc).__name__ == "PoolTimeout":
         # psycopg_pool's (an optional dependency): the pool had no free connection
         cls = PoolExhausted

