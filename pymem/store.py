@@ -465,13 +465,22 @@ def _performed(steps: _Steps[_T]) -> _Steps[_T]:
     generator-based coroutines were before ``async def``. A connection yielded in place
     of a step (:func:`_lend`) is yielded on, to :meth:`MemoryStore._connection`'s
     with-block, whose exception comes back the same way."""
+    try:
+        return (yield from _driven(steps))
+    finally:
+        if inspect.getgeneratorstate(steps) != inspect.GEN_CLOSED:
+            # left by an exception that landed in the driver itself: closed here, so that
+            # the steps' finally clauses let go of the lock now, not when (if ever) the
+            # traceback is dropped; what their transaction did, the next call rolls back
+            steps.close()
+
+
+def _driven(steps: _Steps[_T]) -> _Steps[_T]:
+    """:func:`_performed`'s loop."""
     send, value = steps.send, None
     while True:
         try:
             step = send(value)
-        except StopIteration as done:
-            return done.value
-        try:
             if isinstance(step, psycopg.Connection):
                 value = yield step
             else:
@@ -479,7 +488,14 @@ def _performed(steps: _Steps[_T]) -> _Steps[_T]:
                 if inspect.isawaitable(value):
                     value = yield from value.__await__()
             send = steps.send
-        except BaseException as exc:  # thrown back in: the steps' own handlers decide
+        except BaseException as exc:
+            if inspect.getgeneratorstate(steps) == inspect.GEN_CLOSED:
+                if isinstance(exc, StopIteration):
+                    return exc.value
+                raise  # the steps' own, out of their handlers
+            # a step's exception, or a Ctrl-C that landed here between two steps (after
+            # a step was performed, before its result went in): thrown back in, so that
+            # the steps' own handlers roll back and let go, as for any other error
             send, value = steps.throw, exc
 
 
@@ -510,6 +526,8 @@ def _within(cm: Any, body: Callable[[Any], _Steps[_T]]) -> _Steps[_T | None]:
     value = yield getattr(cm, "__aenter__", None) or cm.__enter__
     try:
         result = yield from body(value)
+    except GeneratorExit:
+        raise  # closed by the driver (:func:`_performed`): no step can be performed now
     except BaseException as exc:
         if not (yield functools.partial(leave, type(exc), exc, exc.__traceback__)):
             raise
@@ -529,9 +547,14 @@ def _fetchall(conn: Any, query: str, params: Sequence[Any], row_type: type) -> _
     cursor = conn.cursor(row_factory=class_row(row_type))
     try:
         yield functools.partial(cursor.execute, query, params)
-        return (yield cursor.fetchall)
-    finally:
+        result = yield cursor.fetchall
+    except GeneratorExit:
+        raise  # closed by the driver: the cursor goes with its connection
+    except BaseException:
         yield cursor.close
+        raise
+    yield cursor.close
+    return result
 
 
 # pgvector's schema (the extension may live in a schema of its own)
@@ -599,6 +622,35 @@ def _swapped_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _S
 
 def _in_open_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
     return conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+
+def _idle(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+class _Hold:
+    """A store's lock taken for one call, let go only by the call that took it: the
+    take step records that it holds the lock, so an interrupted call lets go of a lock
+    it took, and never of one another thread (task) holds."""
+
+    def __init__(self, lock: Any) -> None:
+        self._lock, self._held = lock, False
+
+    def take(self) -> Any:
+        acquired = self._lock.acquire()
+        if inspect.isawaitable(acquired):
+            return self._taken_after(acquired)
+        self._held = True
+        return None
+
+    async def _taken_after(self, acquired: Any) -> None:
+        await acquired
+        self._held = True
+
+    def let_go(self) -> None:
+        if self._held:
+            self._held = False
+            self._lock.release()
 
 
 def _spelled(query: str, vector_type: str | None) -> str:
@@ -912,8 +964,9 @@ class _StoreCore:
             return (yield from _within(self._pool.connection(), ready))
         # one connection, one call at a time: psycopg serializes statements, not the
         # per-call transaction, so two threads' (tasks') calls would nest in one transaction
-        yield self._lock.acquire
+        hold = _Hold(self._lock)
         try:
+            yield hold.take
             conn = yield from self._own_connection()
             try:
                 return (yield from self._ready(user_id, body, attempt, conn))
@@ -922,7 +975,7 @@ class _StoreCore:
                     yield conn.close  # the next call reconnects
                 raise
         finally:
-            self._lock.release()
+            hold.let_go()
 
     def _own_connection(self) -> _Steps[Any]:
         """The store's connection; one opened from a DSN is replaced once it broke
@@ -930,6 +983,11 @@ class _StoreCore:
         ConnectionLost, the next one runs on a new connection."""
         if self._closed:
             raise psycopg.OperationalError("the store is closed")
+        if self._owned is not None and not self._owned.closed and not _idle(self._owned):
+            # between two calls the store's own connection is idle, unless a Ctrl-C
+            # interrupted the last one where no handler could end its transaction: a
+            # new call must not join (and see) that call's uncommitted work
+            yield self._owned.close
         if self._dsn is not None and (self._owned is None or self._owned.closed):
             connect = self._connection_class.connect
             self._owned = self._conn = yield functools.partial(connect, self._dsn, autocommit=True)

@@ -95,3 +95,77 @@ def test_a_callers_transaction_block_on_an_autocommit_connection_keeps_its_user(
         assert conn.execute("SELECT current_setting('pymem.user_id')").fetchone() == ("bob",)
         assert [h.content for h in store.recall("ann", unit(0), 5)] == ["Ann plays go"]
         raise psycopg.Rollback(tx)
+
+
+def _tracing_performed(hit: int | None):
+    """A trace function counting the lines the store's step driver runs; on the
+    ``hit``-th it raises KeyboardInterrupt: where a Ctrl-C lands between two steps of a
+    call, outside the steps that would roll back."""
+    from pymem import store as store_module
+
+    driver = {store_module._performed.__code__, store_module._driven.__code__}
+
+    def trace(frame, event, arg):
+        if frame.f_code not in driver:
+            return None
+        if event == "line":
+            trace.lines += 1
+            if trace.lines == hit:
+                raise KeyboardInterrupt
+        return trace
+
+    trace.lines = 0
+    return trace
+
+
+def _upsert_traced(store: MemoryStore, hit: int | None) -> tuple[int, set[str], bool]:
+    """One upsert under the trace; the lines the driver ran, what the store's next call
+    sees afterwards, and whether the upsert was interrupted."""
+    import sys
+
+    trace = _tracing_performed(hit)
+    interrupted = False
+    sys.settrace(trace)
+    try:
+        store.upsert("ann", f"Ann's locker is number {hit}", unit((hit or 0) % 500))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        sys.settrace(None)
+    seen = _within_seconds(10, lambda: {h.content for h in store.recall("ann", unit(0), 500)})
+    return trace.lines, seen, interrupted
+
+
+def _within_seconds(seconds: float, call):
+    """``call()``'s result, or a failure when it does not return in time (a lock that
+    an interrupted call kept makes the next call wait forever)."""
+    import threading
+
+    box = []
+    worker = threading.Thread(target=lambda: box.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert box, f"the next call did not return in {seconds} s"
+    return box[0]
+
+
+def test_a_ctrl_c_between_a_calls_steps_leaves_nothing_open_for_the_next_call(fresh_dsn):
+    """A Ctrl-C that landed in the driver between two steps left the DSN store's
+    connection inside the call's transaction (the next call joined it: `pymem import`
+    counted a batch as committed that was then rolled back, seen once in a full run) or
+    its lock taken (the next call waited forever). Interrupted at each of its lines, the
+    store's next call sees what was committed, no more."""
+    with MemoryStore(fresh_dsn) as store, psycopg.connect(fresh_dsn, autocommit=True) as other:
+        lines, _, _ = _upsert_traced(store, None)
+        for hit in range(1, lines + 2):
+            _, seen, interrupted = _upsert_traced(store, hit)
+            committed = {
+                row[0]
+                for row in other.execute(
+                    "SELECT content FROM pymem.memories WHERE user_id = 'ann'"
+                ).fetchall()
+            }
+            assert seen == committed, hit
+            if not interrupted:  # past the call's last line
+                break
+        assert hit > 20 and not interrupted
