@@ -44,6 +44,21 @@ def _with_dbname(dsn: str, dbname: str) -> str:
     return make_conninfo(dsn, dbname=dbname)
 
 
+def _memory_backed_dir() -> str | None:
+    """/dev/shm where it exists with room to spare, else the usual temp dir.
+
+    A clone of the template creates ~300 files; on this machine's disk each
+    create costs ~0.8 ms, so a clone took 250 ms against 15 ms in memory, and
+    ~190 tests take a clone of their own. The server is thrown away at the end
+    of the session, so nothing is lost by keeping it off the disk."""
+    shm = Path("/dev/shm")
+    try:
+        usage = shutil.disk_usage(shm)
+    except OSError:
+        return None
+    return str(shm) if usage.free > 2 * 1024**3 and os.access(shm, os.W_OK) else None
+
+
 @pytest.fixture(scope="session")
 def admin_dsn() -> Iterator[str]:
     if citus_backend.DSN:
@@ -58,7 +73,7 @@ def admin_dsn() -> Iterator[str]:
         with PostgresContainer("pgvector/pgvector:pg16", driver=None) as pg:
             yield pg.get_connection_url()
         return
-    tmp = Path(tempfile.mkdtemp(prefix="pymem-test-"))
+    tmp = Path(tempfile.mkdtemp(prefix="pymem-test-", dir=_memory_backed_dir()))
     dsn = start_embedded(tmp / "pg", database="postgres")
     # a throwaway server: commits still wait for their WAL write (synchronous_commit
     # stays on, as the benchmarks print), but nothing waits for the disk; no test
