@@ -38,8 +38,6 @@ SHARED_TABLES = ("settings", "kinds", "goal_metrics", "fact_policies", "schema_i
 MODULES = (
     "tests/test_citus.py",
     "tests/test_upsert.py",
-    "tests/test_upsert_concurrency.py",
-    "tests/test_upsert_rules.py",
     "tests/test_recall.py",
     "tests/test_decay.py",
     "tests/test_facts.py",

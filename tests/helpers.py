@@ -3,13 +3,19 @@ row counts. Fixtures live in conftest.py (``sql``, ``conn``, ``store``, ...)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
+from pymem import MemoryStore
 from pymem.errors import PymemError
+
+# writers of the concurrency tests, started together
+THREADS = 8
 
 
 def count(conn: psycopg.Connection, user_id: str | None = None) -> int:
@@ -56,3 +62,30 @@ def memory(conn: psycopg.Connection, memory_id) -> dict:
         row = cur.fetchone()
     assert row is not None, f"memory {memory_id} not found"
     return row
+
+
+def run_together(dsn: str, work: Callable[[Any, int], None], *, raw_sql: bool = False) -> None:
+    """Run ``work(client, thread_index)`` in THREADS threads started by a barrier; the
+    client is a MemoryStore, or with ``raw_sql`` a plain autocommit connection."""
+    barrier = threading.Barrier(THREADS, timeout=30)
+    errors: list[BaseException] = []
+
+    def target(index: int) -> None:
+        try:
+            client = psycopg.connect(dsn, autocommit=True) if raw_sql else MemoryStore(dsn)
+            with client:
+                if not raw_sql:
+                    client.get_settings()  # connect and check the schema before the start
+                barrier.wait()
+                work(client, index)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+            barrier.abort()
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "writers did not finish"
+    assert errors == []

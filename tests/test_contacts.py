@@ -23,7 +23,7 @@ from pymem.errors import (
     NotConsolidated,
 )
 from tests.conftest import unit
-from tests.test_upsert_concurrency import THREADS, run_together
+from tests.helpers import THREADS, run_together
 
 FAMILY = "👩\u200d👩\u200d👧"  # woman ZWJ woman ZWJ girl: one grapheme, five code points
 

@@ -14,7 +14,7 @@ import pytest
 from pymem import MemoryStore, errors
 from pymem.cli import main
 from tests.conftest import unit
-from tests.test_upsert_concurrency import THREADS, run_together
+from tests.helpers import THREADS, run_together
 
 USER = "ann"
 # the timeline of the as-of tests: well in the past, one day apart

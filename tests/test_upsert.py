@@ -10,11 +10,17 @@ Texts in the threshold tests carry no numbers or negations, are not
 near-identical and swap no content term ("likes green tea" / "likes tea"), so
 only the cosine decides; a related-band neighbour without evidence of the
 same slot is inserted and queued for review (on_related = review).
+
+In this order: decisions and what they do to the rows; concurrent writers; bad input;
+edge rules found in review.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import random
+import threading
 
 import numpy as np
 import psycopg
@@ -22,9 +28,24 @@ import pytest
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from pymem import MemoryItem
+from pymem import MemoryItem, MemoryStore
+from pymem.errors import (
+    ContentTooLong,
+    DimensionMismatch,
+    EmbedderMismatch,
+    InvalidBatch,
+    InvalidContent,
+    InvalidEmbedding,
+    InvalidParameter,
+    InvalidSource,
+    InvalidThresholds,
+    InvalidUserId,
+    UnknownKind,
+    UnsupportedIsolation,
+)
+from pymem.migrate import migrate
 from tests.conftest import at_cosine, unit
-from tests.helpers import count, memory
+from tests.helpers import THREADS, count, memory, refused, run_together
 
 USER = "alice"
 OLD = "likes green tea"
@@ -1133,3 +1154,890 @@ def test_the_step_needs_the_cosine_floor_for_near_identical_text(conn):
         for cosine in (0.45, 0.55)
     }
     assert rows == {0.45: None, 0.55: "duplicate"}
+
+
+# --- 15. concurrent writers -----------------------------------------------------------
+# The per-user advisory lock makes dedup race-free.
+# Each thread has its own autocommit connection to a private database
+# (``fresh_dsn``); a barrier starts them together. Eight writers upserting the
+# same facts must leave exactly one row per fact, mentioned once per writer.
+
+
+FACTS = 50
+
+
+def _words(n: int, seed: int = 7) -> list[str]:
+    """n lexically unrelated texts (random letters: no shared trigrams to speak of)."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [
+        " ".join("".join(rng.choice(letters) for _ in range(6)) for _ in range(3)) for _ in range(n)
+    ]
+
+
+TEXTS = _words(FACTS)
+
+
+def rows(dsn: str, user_id: str = USER) -> list[tuple]:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT content, mention_count FROM pymem.memories WHERE user_id = %s ORDER BY content",
+            (user_id,),
+        ).fetchall()
+
+
+def test_concurrent_single_upserts_store_each_fact_once(fresh_dsn):
+    actions: list[str] = []
+    lock = threading.Lock()
+
+    def work(store: MemoryStore, index: int) -> None:
+        order = list(range(FACTS))
+        random.Random(index).shuffle(order)
+        for i in order:
+            r = store.upsert(USER, TEXTS[i], unit(i))
+            with lock:
+                actions.append(r.action)
+
+    run_together(fresh_dsn, work)
+    stored = rows(fresh_dsn)
+    assert len(stored) == FACTS
+    assert sorted(c for c, _ in stored) == sorted(TEXTS)
+    assert all(m == THREADS for _, m in stored), stored
+    assert actions.count("inserted") == FACTS
+    assert actions.count("duplicate") == FACTS * (THREADS - 1)
+
+
+def test_concurrent_paraphrases_store_each_fact_once(fresh_dsn):
+    """Not the fingerprint: each writer words and embeds each fact its own way
+    (pairwise cosine 0.97**2 > 0.92), so only the locked cosine check dedups.
+    Each wording swaps its own words, which the store is told to tolerate."""
+
+    wordings = _words(THREADS, seed=99)
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET dedup_term_change = 1")
+
+    def work(store: MemoryStore, index: int) -> None:
+        order = list(range(FACTS))
+        random.Random(100 + index).shuffle(order)
+        for i in order:
+            text = f"{TEXTS[i]} {wordings[index]}"
+            r = store.upsert(USER, text, at_cosine(0.97, base=i, other=FACTS + index))
+            assert r.action in ("inserted", "duplicate")
+
+    run_together(fresh_dsn, work)
+    stored = rows(fresh_dsn)
+    assert len(stored) == FACTS
+    assert all(m == THREADS for _, m in stored), stored
+
+
+def test_concurrent_batches_store_each_fact_once(fresh_dsn):
+    batch = [
+        MemoryItem(TEXTS[i], unit(i)) if i % 2 else {"content": TEXTS[i], "embedding": unit(i)}
+        for i in range(FACTS)
+    ]
+    results: list[list] = []
+    lock = threading.Lock()
+
+    def work(store: MemoryStore, index: int) -> None:
+        out = store.upsert_many(USER, batch)
+        with lock:
+            results.append(out)
+
+    run_together(fresh_dsn, work)
+    stored = rows(fresh_dsn)
+    assert len(stored) == FACTS
+    assert all(m == THREADS for _, m in stored), stored
+    # every writer got the same ids, in input order
+    ids = [[r.memory_id for r in out] for out in results]
+    assert all(x == ids[0] for x in ids)
+    assert all([r.ordinal for r in out] == list(range(1, FACTS + 1)) for out in results)
+    inserted = sum(r.action == "inserted" for out in results for r in out)
+    assert inserted == FACTS
+
+
+def test_concurrent_shuffled_batches_of_two_users(fresh_dsn):
+    users = ["alice", "bob"]
+
+    def work(store: MemoryStore, index: int) -> None:
+        items = [{"content": TEXTS[i], "embedding": np.asarray(unit(i))} for i in range(FACTS)]
+        random.Random(index).shuffle(items)
+        for start in range(0, FACTS, 10):
+            store.upsert_many(users[index % 2], items[start : start + 10])
+
+    run_together(fresh_dsn, work)
+    for user in users:
+        stored = rows(fresh_dsn, user)
+        assert len(stored) == FACTS
+        assert all(m == THREADS // 2 for _, m in stored), stored
+
+
+def test_concurrent_raw_sql_upserts(fresh_dsn):
+    """Another language's client: plain SQL over its own connection, no MemoryStore."""
+
+    def work(conn: psycopg.Connection, index: int) -> None:
+        order = list(range(FACTS))
+        random.Random(200 + index).shuffle(order)
+        for i in order:
+            literal = "[" + ",".join(str(float(x)) for x in unit(i)) + "]"
+            conn.execute(
+                "SELECT * FROM pymem.upsert_memory(%s, %s, %s::vector, importance => %s)",
+                (USER, TEXTS[i], literal, 0.5),
+            )
+
+    run_together(fresh_dsn, work, raw_sql=True)
+    stored = rows(fresh_dsn)
+    assert len(stored) == FACTS
+    assert all(m == THREADS for _, m in stored), stored
+
+
+# --- 16. bad input --------------------------------------------------------------------
+# Every refusal carries its documented SQLSTATE, maps to its
+# pymem.errors class, and writes nothing. A failed statement aborts the surrounding
+# transaction, so each refused call runs inside ``conn.transaction()`` (a savepoint)
+# and the rows are counted before and after in the same test transaction.
+
+
+TEXT = "likes green tea"
+
+
+@pytest.fixture
+def seeded(store, conn):
+    """One existing memory, so that 'nothing written' also means 'nothing touched'."""
+    r = store.upsert(USER, TEXT, unit(0), importance=0.5)
+    return r.memory_id
+
+
+def snapshot(conn, memory_id):
+    return conn.execute(
+        "SELECT content, importance, source, pinned, mention_count, version, details, metadata"
+        " FROM pymem.memories WHERE id = %s",
+        (memory_id,),
+    ).fetchone()
+
+
+# --- PM001: user id -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("user_id", [None, "", "   ", "\t", " \r\n", "\u3000", "u" * 257])
+def test_bad_user_id(store, conn, user_id):
+    refused(conn, InvalidUserId, "PM001", lambda: store.upsert(user_id, TEXT, unit(0)))
+
+
+@pytest.mark.parametrize("user_id", [None, ""])
+def test_bad_user_id_batch(store, conn, user_id):
+    refused(
+        conn,
+        InvalidUserId,
+        "PM001",
+        lambda: store.upsert_many(user_id, [{"content": TEXT, "embedding": unit(0)}]),
+    )
+
+
+# --- PM002: content -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", ["", "  \t\n", "\u3000", " \u3000 \r\n", None])
+def test_empty_content(store, conn, content):
+    refused(conn, InvalidContent, "PM002", lambda: store.upsert(USER, content, unit(0)))
+
+
+def test_empty_content_in_batch_names_the_item(store, conn):
+    refused(
+        conn,
+        InvalidContent,
+        "PM002",
+        lambda: store.upsert_many(
+            USER,
+            [
+                {"content": TEXT, "embedding": unit(0)},
+                {"content": "\u3000", "embedding": unit(1)},
+            ],
+        ),
+        "item 2",
+    )
+
+
+def test_missing_content_in_batch(store, conn):
+    refused(
+        conn,
+        InvalidContent,
+        "PM002",
+        lambda: store.upsert_many(USER, [{"embedding": unit(0)}]),
+        "item 1",
+    )
+
+
+def test_nul_byte_in_content(store, conn):
+    refused(conn, InvalidContent, "PM002", lambda: store.upsert(USER, "likes\x00tea", unit(0)))
+
+
+def test_nul_byte_in_batch_content(store, conn):
+    refused(
+        conn,
+        InvalidContent,
+        "PM002",
+        lambda: store.upsert_many(USER, [{"content": "likes\x00tea", "embedding": unit(0)}]),
+    )
+
+
+# --- PM003: content too long --------------------------------------------------------------
+
+
+def test_content_longer_than_setting(store, conn):
+    conn.execute("UPDATE pymem.settings SET max_content_chars = 10")
+    err = refused(
+        conn, ContentTooLong, "PM003", lambda: store.upsert(USER, "x" * 11, unit(0)), "11", "10"
+    )
+    assert "10" in str(err)
+    # exactly the maximum is fine, counted in characters, not bytes
+    assert store.upsert(USER, "y" * 10, unit(1)).action == "inserted"
+    assert store.upsert(USER, "用户喜欢喝美式咖啡啊", unit(2)).action == "inserted"
+
+
+def test_content_too_long_in_batch(store, conn):
+    conn.execute("UPDATE pymem.settings SET max_content_chars = 10")
+    refused(
+        conn,
+        ContentTooLong,
+        "PM003",
+        lambda: store.upsert_many(USER, [{"content": "z" * 11, "embedding": unit(0)}]),
+        "item 1",
+    )
+
+
+def test_canonical_too_long(store, conn):
+    conn.execute("UPDATE pymem.settings SET max_content_chars = 10")
+    refused(
+        conn,
+        ContentTooLong,
+        "PM003",
+        lambda: store.upsert(USER, "likes tea", unit(0), canonical="c" * 11),
+    )
+
+
+# --- PM004 / PM005: embeddings ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [3, 511, 513])
+def test_wrong_dimension(store, conn, dim):
+    refused(
+        conn,
+        DimensionMismatch,
+        "PM004",
+        lambda: store.upsert(USER, TEXT, unit(0, dim=dim)),
+        str(dim),
+        "512",
+    )
+
+
+def test_wrong_dimension_in_batch(store, conn):
+    refused(
+        conn,
+        DimensionMismatch,
+        "PM004",
+        lambda: store.upsert_many(USER, [{"content": TEXT, "embedding": [0.1, 0.2, 0.3]}]),
+        "item 1",
+        "3",
+        "512",
+    )
+
+
+def test_zero_vector(store, conn):
+    refused(conn, InvalidEmbedding, "PM005", lambda: store.upsert(USER, TEXT, np.zeros(512)))
+
+
+def test_zero_vector_in_batch(store, conn):
+    refused(
+        conn,
+        InvalidEmbedding,
+        "PM005",
+        lambda: store.upsert_many(USER, [{"content": TEXT, "embedding": [0.0] * 512}]),
+    )
+
+
+def test_nan_in_numpy_embedding(store, conn):
+    v = unit(0).copy()
+    v[7] = np.nan
+    refused(conn, InvalidEmbedding, "PM005", lambda: store.upsert(USER, TEXT, v), "NaN")
+
+
+def test_nan_in_batch_embedding(store, conn):
+    v = unit(0).copy()
+    v[7] = np.nan
+    refused(
+        conn,
+        InvalidEmbedding,
+        "PM005",
+        lambda: store.upsert_many(USER, [{"content": TEXT, "embedding": v}]),
+    )
+
+
+def test_embedding_with_string_element_in_batch(sql):
+    emb = unit(0).tolist()
+    emb[3] = "0.5"
+    items = [
+        {"content": "reads poetry", "embedding": unit(1).tolist()},
+        {"content": TEXT, "embedding": emb},
+    ]
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute("SELECT * FROM pymem.upsert_memories('u', %s)", (Jsonb(items),))
+    assert info.value.sqlstate == "PM005"
+    assert "item 2" in info.value.diag.message_primary
+    assert count(sql) == 0
+
+
+def test_embedding_with_string_element_in_batch_via_python(store, conn):
+    emb = unit(0).tolist()
+    emb[3] = "abc"
+    refused(
+        conn,
+        InvalidEmbedding,
+        "PM005",
+        lambda: store.upsert_many(USER, [{"content": TEXT, "embedding": emb}]),
+    )
+
+
+def test_missing_embedding_in_batch(store, conn):
+    refused(
+        conn,
+        InvalidEmbedding,
+        "PM005",
+        lambda: store.upsert_many(USER, [{"content": TEXT}]),
+        "item 1",
+    )
+
+
+# --- PM006: numeric parameters ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("importance", [-0.1, 1.1, math.nan, math.inf])
+def test_importance_out_of_range(store, conn, importance):
+    refused(
+        conn,
+        InvalidParameter,
+        "PM006",
+        lambda: store.upsert(USER, TEXT, unit(0), importance=importance),
+        "importance",
+    )
+
+
+@pytest.mark.parametrize("importance", [0.0, 1.0])
+def test_importance_bounds_accepted(store, conn, importance):
+    r = store.upsert(USER, TEXT, unit(0), importance=importance)
+    assert r.action == "inserted"
+
+
+@pytest.mark.parametrize("decay_rate", [-0.01, math.inf, math.nan])
+def test_bad_decay_rate(store, conn, decay_rate):
+    refused(
+        conn,
+        InvalidParameter,
+        "PM006",
+        lambda: store.upsert(USER, TEXT, unit(0), decay_rate=decay_rate),
+        "decay_rate",
+    )
+
+
+def test_bad_importance_on_a_duplicate_touches_nothing(store, conn, seeded):
+    before = snapshot(conn, seeded)
+    refused(
+        conn,
+        InvalidParameter,
+        "PM006",
+        lambda: store.upsert(USER, TEXT, unit(0), importance=1.1, source="confirmed"),
+    )
+    assert snapshot(conn, seeded) == before
+
+
+# --- PM007: thresholds --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dedup", "supersede"),
+    [(0.8, 0.9), (1.5, None), (None, 1.5), (None, -0.1), (None, 0.95), (math.nan, None)],
+)
+def test_bad_thresholds(store, conn, dedup, supersede):
+    refused(
+        conn,
+        InvalidThresholds,
+        "PM007",
+        lambda: store.upsert(
+            USER, TEXT, unit(0), dedup_threshold=dedup, supersede_threshold=supersede
+        ),
+    )
+
+
+def test_bad_thresholds_batch(store, conn):
+    refused(
+        conn,
+        InvalidThresholds,
+        "PM007",
+        lambda: store.upsert_many(
+            USER,
+            [{"content": TEXT, "embedding": unit(0)}],
+            dedup_threshold=0.8,
+            supersede_threshold=0.9,
+        ),
+    )
+
+
+def test_bad_thresholds_on_a_duplicate_touch_nothing(store, conn, seeded):
+    before = snapshot(conn, seeded)
+    refused(
+        conn,
+        InvalidThresholds,
+        "PM007",
+        lambda: store.upsert(USER, TEXT, unit(0), supersede_threshold=0.9, dedup_threshold=0.8),
+    )
+    assert snapshot(conn, seeded) == before
+
+
+# --- PM008 / PM009: kind and source -------------------------------------------------------
+
+
+def test_unknown_kind(store, conn):
+    refused(
+        conn, UnknownKind, "PM008", lambda: store.upsert(USER, TEXT, unit(0), "feeling"), "feeling"
+    )
+
+
+def test_unknown_kind_in_batch(store, conn):
+    refused(
+        conn,
+        UnknownKind,
+        "PM008",
+        lambda: store.upsert_many(
+            USER, [{"content": TEXT, "embedding": unit(0), "kind": "feeling"}]
+        ),
+        "item 1",
+        "feeling",
+    )
+
+
+@pytest.mark.parametrize("source", ["guessed", "Confirmed", ""])
+def test_bad_source(store, conn, source):
+    refused(
+        conn,
+        InvalidSource,
+        "PM009",
+        lambda: store.upsert(USER, TEXT, unit(0), source=source),
+        "source",
+    )
+
+
+def test_bad_source_on_a_duplicate_touches_nothing(store, conn, seeded):
+    before = snapshot(conn, seeded)
+    refused(
+        conn,
+        InvalidSource,
+        "PM009",
+        lambda: store.upsert(USER, TEXT, unit(0), source="guessed", pinned=True),
+        "guessed",
+    )
+    assert snapshot(conn, seeded) == before
+
+
+# --- PM010: batch shape -------------------------------------------------------------------
+
+
+def test_batch_unknown_key(store, conn):
+    refused(
+        conn,
+        InvalidBatch,
+        "PM010",
+        lambda: store.upsert_many(
+            USER, [{"content": TEXT, "embedding": unit(0), "importnce": 0.9}]
+        ),
+        "item 1",
+        "importnce",
+    )
+
+
+def test_batch_unknown_key_via_memoryitem_extra(store, conn):
+    refused(
+        conn,
+        InvalidBatch,
+        "PM010",
+        lambda: store.upsert_many(
+            USER,
+            [
+                MemoryItem(TEXT, unit(0)),
+                MemoryItem("reads poetry", unit(1), extra={"importnce": 0.9}),
+            ],
+        ),
+        "item 2",
+        "importnce",
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("importance", "high"),
+        ("pinned", "yes"),
+        ("content", 42),
+        ("details", ["a"]),
+        ("metadata", "m"),
+        ("kind", 1),
+        ("decay_rate", "fast"),
+    ],
+)
+def test_batch_wrong_type(store, conn, key, value):
+    item = {"content": TEXT, "embedding": unit(1), key: value}
+    refused(
+        conn,
+        InvalidBatch,
+        "PM010",
+        lambda: store.upsert_many(USER, [{"content": "reads poetry", "embedding": unit(0)}, item]),
+        "item 2",
+        key,
+    )
+
+
+def test_batch_bad_parameter_names_the_item(store, conn):
+    refused(
+        conn,
+        InvalidParameter,
+        "PM006",
+        lambda: store.upsert_many(
+            USER,
+            [
+                {"content": TEXT, "embedding": unit(0)},
+                {"content": "reads poetry", "embedding": unit(1), "importance": 1.1},
+            ],
+        ),
+        "item 2",
+        "importance",
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "exc_class", "code"),
+    [
+        (
+            {"content": "owns a red bicycle", "embedding": unit(2), "importance": 1.1},
+            InvalidParameter,
+            "PM006",
+        ),
+        (
+            {"content": "owns a red bicycle", "embedding": unit(2), "importnce": 0.1},
+            InvalidBatch,
+            "PM010",
+        ),
+        (
+            {"content": "owns a red bicycle", "embedding": unit(2), "kind": "feeling"},
+            UnknownKind,
+            "PM008",
+        ),
+        (
+            {"content": "owns a red bicycle", "embedding": unit(2), "source": "guessed"},
+            InvalidSource,
+            "PM009",
+        ),
+        ({"content": "   ", "embedding": unit(2)}, InvalidContent, "PM002"),
+        (
+            {"content": "owns a red bicycle", "embedding": [1.0, 2.0, 3.0]},
+            DimensionMismatch,
+            "PM004",
+        ),
+        ({"content": "owns a red bicycle", "embedding": [0.0] * 512}, InvalidEmbedding, "PM005"),
+    ],
+)
+def test_bad_third_item_writes_nothing_of_the_batch(store, conn, seeded, bad, exc_class, code):
+    before = snapshot(conn, seeded)
+    refused(
+        conn,
+        exc_class,
+        code,
+        lambda: store.upsert_many(
+            USER,
+            [
+                {"content": "reads poetry", "embedding": unit(1)},  # would be inserted
+                {"content": TEXT, "embedding": unit(0)},  # would touch the seeded memory
+                bad,
+            ],
+        ),
+        "item 3",
+    )
+    assert snapshot(conn, seeded) == before
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM pymem.memories WHERE content = 'reads poetry'"
+        ).fetchone()[0]
+        == 0
+    )
+
+
+def test_refusal_leaves_the_transaction_usable(store, conn):
+    with pytest.raises(InvalidContent), conn.transaction():
+        store.upsert(USER, "  ", unit(0))
+    assert store.upsert(USER, TEXT, unit(0)).action == "inserted"
+    assert count(conn) == 1
+
+
+# --- raw SQL: the SQLSTATE itself ---------------------------------------------------------
+
+V = "%s::vector"
+
+RAW_CASES = [
+    ("PM001", f"SELECT * FROM pymem.upsert_memory(NULL, 'likes tea', {V})"),
+    ("PM001", f"SELECT * FROM pymem.upsert_memory('', 'likes tea', {V})"),
+    ("PM002", f"SELECT * FROM pymem.upsert_memory('u', '', {V})"),
+    ("PM002", f"SELECT * FROM pymem.upsert_memory('u', E'  \\t\\n', {V})"),
+    ("PM002", f"SELECT * FROM pymem.upsert_memory('u', U&'\\3000', {V})"),
+    ("PM002", f"SELECT * FROM pymem.upsert_memory('u', NULL, {V})"),
+    ("PM005", "SELECT * FROM pymem.upsert_memory('u', 'likes tea', NULL::vector)"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, importance => -0.1)"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, importance => 1.1)"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, importance => 'NaN')"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, decay_rate => -1)"),
+    (
+        "PM007",
+        f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V},"
+        " dedup_threshold => 0.8, supersede_threshold => 0.9)",
+    ),
+    ("PM007", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, dedup_threshold => 1.5)"),
+    ("PM008", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, 'feeling')"),
+    ("PM009", f"SELECT * FROM pymem.upsert_memory('u', 'likes tea', {V}, source => 'guessed')"),
+    ("PM010", "SELECT * FROM pymem.upsert_memories('u', '{\"content\": \"x\"}'::jsonb)"),
+    ("PM010", "SELECT * FROM pymem.upsert_memories('u', NULL::jsonb)"),
+    ("PM010", "SELECT * FROM pymem.upsert_memories('u', '[42]'::jsonb)"),
+    ("PM001", "SELECT * FROM pymem.upsert_memories(NULL, '[]'::jsonb)"),
+    # the typed batch reads contents[1..n]: another shape read as NULL content (PM002)
+    (
+        "PM010",
+        f"SELECT * FROM pymem.upsert_memory_arrays('u', ARRAY[['a'], ['b']], ARRAY[{V}, {V}])",
+    ),
+    (
+        "PM010",
+        f"SELECT * FROM pymem.upsert_memory_arrays('u', '[0:1]={{a,b}}'::text[], ARRAY[{V}, {V}])",
+    ),
+    # every index starts with user_id; an entry too long for a btree page was a raw 54000
+    ("PM001", f"SELECT * FROM pymem.upsert_memory(repeat('u', 257), 'likes tea', {V})"),
+    ("PM001", "SELECT pymem.set_fact(md5('x') || repeat('é', 3200), 'k', '1')"),
+    ("PM006", f"SELECT * FROM pymem.upsert_memory('u', 'x', {V}, topic => repeat('t', 201))"),
+    (
+        "PM006",
+        "SELECT * FROM pymem.upsert_memories('u', jsonb_build_array(jsonb_build_object("
+        "'content', 'x', 'embedding', to_jsonb(%s::vector::real[]), 'topic', repeat('t', 3000))))",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "query"), RAW_CASES)
+def test_raw_sql_sqlstate(sql, code, query):
+    params = (unit(0),) * query.count("%s")
+    before = count(sql)
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute(query, params)
+    assert info.value.sqlstate == code, str(info.value)
+    assert info.value.diag.message_primary
+    assert count(sql) == before
+
+
+def test_raw_sql_wrong_dimension_names_both_numbers(sql):
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute("SELECT * FROM pymem.upsert_memory('u', 'likes tea', '[1,2,3]'::vector)")
+    assert info.value.sqlstate == "PM004"
+    message = info.value.diag.message_primary
+    assert "3" in message and "512" in message
+
+
+def test_raw_sql_zero_vector(sql):
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute(
+            "SELECT * FROM pymem.upsert_memory('u', 'likes tea', %s)",
+            (np.zeros(512, dtype=np.float32),),
+        )
+    assert info.value.sqlstate == "PM005"
+
+
+def test_raw_sql_batch_item_not_an_object_writes_nothing(sql):
+    items = [{"content": "reads poetry", "embedding": unit(1).tolist()}, "likes tea"]
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute("SELECT * FROM pymem.upsert_memories('u', %s)", (Jsonb(items),))
+    assert info.value.sqlstate == "PM010"
+    assert "item 2" in info.value.diag.message_primary
+    assert count(sql) == 0
+
+
+def test_raw_sql_batch_unknown_key(sql):
+    items = [{"content": "reads poetry", "embedding": unit(1).tolist(), "importnce": 0.9}]
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute("SELECT * FROM pymem.upsert_memories('u', %s)", (Jsonb(items),))
+    assert info.value.sqlstate == "PM010"
+    assert "item 1" in info.value.diag.message_primary
+    assert "importnce" in info.value.diag.message_primary
+
+
+def test_raw_sql_content_too_long(sql):
+    sql.execute("UPDATE pymem.settings SET max_content_chars = 10")
+    with pytest.raises(psycopg.Error) as info, sql.transaction():
+        sql.execute("SELECT * FROM pymem.upsert_memory('u', 'abcdefghijk', %s)", (unit(0),))
+    assert info.value.sqlstate == "PM003"
+    assert count(sql) == 0
+
+
+# --- 17. edge rules found in review ---------------------------------------------------
+# Each once lost or mis-merged a fact.
+
+
+def test_same_normalized_text_with_other_numbers_is_not_a_duplicate(store, conn):
+    # normalizing drops the point: "3.5" and "35" normalize alike
+    first = store.upsert("u", "weight 3.5 kg", unit(0))
+    second = store.upsert("u", "weight 35 kg", unit(1))
+    assert second.action == "inserted"
+    assert second.memory_id != first.memory_id
+    assert count(conn, "u") == 2
+
+
+def test_other_topics_do_not_hide_a_same_topic_match(store):
+    target = store.upsert(
+        "u", "User is learning React", at_cosine(0.9, other=20), topic="skill:react"
+    )
+    # eight memories closer to the query, all under other topics
+    for i in range(8):
+        store.upsert(
+            "u",
+            f"unrelated subject {chr(97 + i)}",
+            at_cosine(0.99, other=2 + i),
+            topic=f"other:{i}",
+        )
+    result = store.upsert("u", "User is proficient in React", unit(0), topic="skill:react")
+    assert result.action == "superseded"
+    assert result.memory_id == target.memory_id
+
+
+def test_supersede_replaces_the_canonical_statement(store, conn):
+    old = store.upsert(
+        "u", "User is learning React", unit(0), topic="skill:react", canonical="user learns react"
+    )
+    new = store.upsert(
+        "u",
+        "User is proficient in React",
+        at_cosine(0.8),
+        topic="skill:react",
+        canonical="user is proficient in react",
+    )
+    assert new.action == "superseded"
+    canonical = conn.execute(
+        "SELECT canonical FROM pymem.memories WHERE id = %s", (old.memory_id,)
+    ).fetchone()[0]
+    assert canonical == "user is proficient in react"
+    # restating the old value is no longer a duplicate of the new memory by canonical
+    again = store.upsert("u", "User learns React basics", unit(5), canonical="user learns react")
+    assert again.action == "inserted"
+
+
+def test_fragment_of_a_deleted_record_is_stored_again(store, conn):
+    fragment = store.upsert("u", "User has a cat named Mochi", unit(0))
+    record = store.upsert("u", "User's pets: a cat named Mochi", unit(1))
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s",
+        (record.memory_id, fragment.memory_id),
+    )
+    conn.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (record.memory_id,))
+    again = store.upsert("u", "User has a cat named Mochi", unit(0))
+    assert again.action == "inserted"
+    assert again.memory_id not in (fragment.memory_id, record.memory_id)
+
+
+def test_consolidation_chain_is_followed_to_the_live_record(store, conn):
+    a = store.upsert("u", "User likes green tea", unit(0))
+    b = store.upsert("u", "User's drinks: green tea", unit(1))
+    c = store.upsert("u", "User's tastes: green tea and jazz", unit(2))
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s", (b.memory_id, a.memory_id)
+    )
+    conn.execute(
+        "UPDATE pymem.memories SET consolidated_into = %s WHERE id = %s", (c.memory_id, b.memory_id)
+    )
+    again = store.upsert("u", "User likes green tea!", unit(0))
+    assert (again.action, again.memory_id, again.matched_id) == (
+        "duplicate",
+        c.memory_id,
+        a.memory_id,
+    )
+
+
+def test_repeatable_read_is_refused(fresh_dsn):
+    with psycopg.connect(fresh_dsn) as conn:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        store = MemoryStore(conn)
+        with pytest.raises(UnsupportedIsolation, match="REPEATABLE READ"):
+            store.upsert("u", "likes jazz", unit(0))
+        conn.rollback()
+        conn.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+        assert store.upsert("u", "likes jazz", unit(0)).action == "inserted"
+        conn.commit()
+
+
+def test_null_option_means_its_default_and_non_object_details_are_refused(store, conn):
+    # NULL is "not given", as a missing batch key: the documented default applies
+    store.upsert("u", "x", unit(0), importance=None, source=None)
+    assert conn.execute("SELECT importance, source FROM pymem.memories").fetchone() == (
+        0.5,
+        "stated",
+    )
+    conn.execute("DELETE FROM pymem.memories")
+    with pytest.raises(psycopg.Error, match="JSON objects") as err, conn.transaction():
+        conn.execute("SELECT pymem.upsert_memory('u', 'x', %s, details => '[1, 2]')", (unit(0),))
+    assert err.value.sqlstate == "PM006"
+    assert count(conn, "u") == 0
+
+
+def test_configure_embedder_records_keeps_and_guards(store, conn):
+    first = store.configure_embedder("model-a", 0.9, 0.8, 0.5)
+    assert (first.embedding_model, first.dedup_threshold, first.supersede_threshold) == (
+        "model-a",
+        0.9,
+        0.8,
+    )
+    # the same model again keeps what is recorded (a DBA may have tuned it)
+    kept = store.configure_embedder("model-a", 0.7, 0.6)
+    assert (kept.dedup_threshold, kept.supersede_threshold) == (0.9, 0.8)
+    tuned = store.configure_embedder("model-a", 0.7, 0.6, overwrite=True)
+    assert (tuned.dedup_threshold, tuned.supersede_threshold) == (0.7, 0.6)
+    with pytest.raises(InvalidThresholds), conn.transaction():
+        store.configure_embedder("model-a", 0.6, 0.7, overwrite=True)
+    # an empty store may switch models; one holding memories may not
+    assert store.configure_embedder("model-b", 0.9, 0.8).embedding_model == "model-b"
+    store.upsert("u", "a fact", unit(0))
+    with pytest.raises(EmbedderMismatch, match="model-b"), conn.transaction():
+        store.configure_embedder("model-c", 0.9, 0.8)
+    assert store.get_settings().embedding_model == "model-b"
+
+
+def test_configure_embedder_records_thresholds_for_chinese_text(store, conn):
+    """Chinese text has thresholds of its own (migration 0016); left out, they are the
+    others, and they may not start below the related band."""
+    both = store.configure_embedder("model-a", 0.9, 0.7, 0.5, dedup_term_change=0.6)
+    assert (both.cjk_dedup_threshold, both.cjk_dedup_term_change) == (0.9, 0.6)
+    own = store.configure_embedder(
+        "model-a", 0.9, 0.7, overwrite=True, cjk_dedup_threshold=0.95, cjk_dedup_term_change=0.2
+    )
+    assert (own.dedup_threshold, own.cjk_dedup_threshold, own.cjk_dedup_term_change) == (
+        0.9,
+        0.95,
+        0.2,
+    )
+    with pytest.raises(InvalidThresholds), conn.transaction():
+        store.configure_embedder("model-a", 0.9, 0.7, overwrite=True, cjk_dedup_threshold=0.6)
+
+
+def test_dimension_change_keeps_history_recorded(empty_dsn):
+    migrate(empty_dsn, dimensions=4)
+    with psycopg.connect(empty_dsn) as conn:
+        triggers = conn.execute(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'pymem.memories'::regclass"
+            " AND NOT tgisinternal AND tgname LIKE 'memories\\_version\\_%' ORDER BY tgname"
+        ).fetchall()
+    assert [t[0] for t in triggers] == ["memories_version_on_change", "memories_version_on_delete"]
+    with MemoryStore(empty_dsn) as store:
+        store.upsert("u", "User is learning React", [1, 0, 0, 0], topic="skill:react")
+        result = store.upsert(
+            "u", "User is proficient in React", [0.8, 0.6, 0, 0], topic="skill:react"
+        )
+        assert result.action == "superseded"
+    with psycopg.connect(empty_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0] == 1
