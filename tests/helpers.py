@@ -89,3 +89,34 @@ def run_together(dsn: str, work: Callable[[Any, int], None], *, raw_sql: bool = 
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads), "writers did not finish"
     assert errors == []
+
+
+def client_backends(dsn: str) -> dict[int, str]:
+    """The other client connections to ``dsn``'s database, as the server sees them: pid
+    and state ('idle', 'idle in transaction', ...). A store's own connection is found
+    here, from outside, without reading the store's attributes. A backend that is closing
+    may still be listed for a moment: ``gone`` waits for it."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid, state FROM pg_stat_activity WHERE datname = current_database()"
+            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return dict(rows)
+
+
+def the_only_backend(dsn: str) -> int:
+    """The pid of the one other client connection to ``dsn``'s database (a store's)."""
+    (pid,) = client_backends(dsn)
+    return pid
+
+
+def gone(dsn: str, seconds: float = 5.0) -> bool:
+    """Whether every other client connection to ``dsn``'s database has ended."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while client_backends(dsn):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

@@ -17,6 +17,7 @@ from pymem import AsyncMemoryStore, MemoryStore, configure_connection_async
 from pymem.errors import ConnectionLost, InvalidContent, SchemaMismatch, UnknownKind
 from pymem.store import _sql_methods
 from tests.conftest import unit
+from tests.helpers import client_backends, gone
 
 
 def _public(cls: type) -> set[str]:
@@ -148,12 +149,12 @@ def test_concurrent_tasks_on_one_dsn_store_each_commit(fresh_dsn):
             results = await asyncio.gather(
                 *(store.upsert(f"user{i}", f"user {i} drinks tea", unit(i)) for i in range(6))
             )
-            status = store._conn.info.transaction_status
-            return results, status
+            # the store's connection, seen by the server: no call left a transaction open
+            return results, set(client_backends(fresh_dsn).values())
 
-    results, status = asyncio.run(main())
+    results, states = asyncio.run(main())
     assert [r.action for r in results] == ["inserted"] * 6
-    assert status == psycopg.pq.TransactionStatus.IDLE
+    assert states == {"idle"}
     with psycopg.connect(fresh_dsn) as other:
         (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
     assert count == 6
@@ -188,9 +189,10 @@ def test_a_closed_async_store_refuses_calls_as_the_sync_one_does(fresh_dsn):
         await store.close()
         with pytest.raises(ConnectionLost, match="store is closed"):
             await store.get_settings()
-        return store._owned
+        # its connection ended, and the refused call opened none (the store still lives)
+        return gone(fresh_dsn), store
 
-    assert asyncio.run(main()) is None
+    assert asyncio.run(main())[0]
     with MemoryStore(fresh_dsn) as sync:
         sync.close()
         with pytest.raises(ConnectionLost, match="store is closed"):

@@ -13,6 +13,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.errors import ConnectionLost, LockTimeout, QueryCanceled
 from tests.conftest import unit
+from tests.helpers import the_only_backend
 
 
 def _tables(conn) -> list[str]:
@@ -42,7 +43,7 @@ def _terminate(dsn: str, pid: int) -> None:
 def test_a_store_reconnects_after_its_connection_is_killed(fresh_dsn):
     with MemoryStore(fresh_dsn) as store:
         first = store.upsert("ann", "Ann plays chess", unit(0))
-        _terminate(fresh_dsn, store._owned.info.backend_pid)  # what a server restart does
+        _terminate(fresh_dsn, the_only_backend(fresh_dsn))  # what a server restart does
         with pytest.raises(ConnectionLost, match="connection to the database lost"):
             store.recall("ann", unit(0), 1)
         # the next call runs on a new connection
@@ -88,7 +89,7 @@ def _kill_mid_call(dsn: str, call) -> BaseException | None:
     the slow trigger; return what the call raised."""
     store = MemoryStore(dsn)
     store.schema_version()  # connected, schema checked
-    pid = store._owned.info.backend_pid
+    pid = the_only_backend(dsn)
     raised: list[BaseException] = []
 
     def run():

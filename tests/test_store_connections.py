@@ -11,6 +11,7 @@ from psycopg_pool import ConnectionPool
 from pymem import MemoryStore, configure_connection
 from pymem.errors import ConnectionLost, InvalidContent, PoolExhausted
 from tests.conftest import unit
+from tests.helpers import client_backends
 
 
 def test_store_over_a_connection_pool(fresh_dsn):
@@ -62,7 +63,8 @@ def test_threads_sharing_one_dsn_store_each_commit(fresh_dsn):
         results = list(
             pool.map(lambda i: store.upsert(f"user{i}", f"user {i} drinks tea", unit(i)), range(8))
         )
-        assert store._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        # the store's connection, seen by the server: no call left a transaction open
+        assert set(client_backends(fresh_dsn).values()) == {"idle"}
     assert [r.action for r in results] == ["inserted"] * 8
     with psycopg.connect(fresh_dsn) as other:
         (count,) = other.execute("SELECT count(*) FROM pymem.memories").fetchone()
