@@ -55,6 +55,9 @@ from pymem import MemoryStore, server
 from pymem.cli import main
 from pymem.migrate import yoyo_uri
 from tests.chat_server import ChatServer, verdict
+from tests.sql_session import blocks as _blocks
+from tests.sql_session import normalized as _normalized
+from tests.sql_session import statements as _statements
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -139,52 +142,6 @@ CHECKS: dict[tuple[str, ...], Callable[[list[str], str], None]] = {
 def _reviewed(out: str) -> None:
     last = out.splitlines()[-1]
     assert last.startswith("reviewed ") and last.endswith(" judge calls"), out
-
-
-def _blocks(text: str) -> Iterator[tuple[str, int, str, str]]:
-    """(section heading, line number, language, body) of each fenced block, in order."""
-    heading = ""
-    pattern = re.compile(r"^(#+ [^\n]*)$|^```(\w*)\n(.*?)^```$", re.M | re.S)
-    for match in pattern.finditer(text):
-        if match.group(1):
-            heading = match.group(1)
-        else:
-            line = text.count("\n", 0, match.start()) + 2  # the body's first line
-            yield heading, line, match.group(2), match.group(3)
-
-
-def _statements(block: str) -> list[tuple[str, list[str]]]:
-    """(statement, expected output) pairs. The expected output is the run of comment lines
-    right after a statement; a blank line ends it, so comments after a blank line are prose."""
-    pairs: list[tuple[str, list[str]]] = []
-    statement: list[str] = []
-    collecting = False
-    for line in block.splitlines():
-        if not line.strip():
-            collecting = False
-        elif line.startswith("--"):
-            if collecting:
-                pairs[-1][1].append(line[3:] if line.startswith("-- ") else line[2:])
-        else:
-            statement.append(line)
-            if line.rstrip().endswith(";"):
-                pairs.append(("\n".join(statement), []))
-                statement = []
-                collecting = True
-    assert not statement, f"a statement without its semicolon: {statement}"
-    return pairs
-
-
-def _normalized(lines: list[str]) -> list[str]:
-    """Rows and values must match; column padding and rule widths need not."""
-    out = []
-    for line in lines:
-        line = re.sub(r"^psql:<stdin>:\d+: ", "", line.strip())
-        if not line or re.fullmatch(r"\(\d+ rows?\)", line):
-            continue
-        line = re.sub(r"-{2,}", "-", line)
-        out.append(re.sub(r"\s+", " ", line))
-    return out
 
 
 def _results(stdout: str) -> list[list[str]]:
