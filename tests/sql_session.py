@@ -10,8 +10,9 @@ the ``--`` comment lines that hold what psql printed:
     --  inserted
 
 A blank line ends a statement's output: comment lines after it are prose. A statement ends
-with ``;`` at the end of a line, or with a psql meta-command (``\\gset``) there; a line that
-starts with a backslash (``\\pset null '(null)'``) is a statement of its own.
+with ``;`` at the end of a line (a ``-- comment`` may follow it), or with a psql
+meta-command (``\\gset``) there; a line that starts with a backslash (``\\pset null
+'(null)'``) is a statement of its own.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def blocks(text: str) -> Iterator[tuple[str, int, str, str]]:
 
 def _ends(line: str) -> bool:
     """Whether ``line`` ends a statement: ``;``, or a meta-command such as ``\\gset``."""
-    line = line.rstrip()
+    line = re.sub(r"\s+--\s.*$", "", line.rstrip())  # a comment after the statement
     return line.endswith(";") or re.search(r"\\g\w*$", line) is not None
 
 
