@@ -167,6 +167,35 @@ BEGIN
 END;
 $$;
 
+-- Every word, Chinese character, number and punctuation mark of a text, in
+-- order (n), with its content term: stemmed, synonyms folded; NULL for a
+-- function word, a particle, a pronoun, a question word or a value.
+CREATE OR REPLACE FUNCTION pymem._tokens(content text)
+RETURNS TABLE (n bigint, token text, term text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT
+        w.n,
+        w.m[1],
+        CASE
+            WHEN w.m[1] ~ '^([a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff])$'
+                AND w.m[1] <> all(pymem._function_words())
+                AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
+                AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
+                THEN pymem._synonym(pymem._stem(w.m[1]))
+        END
+    FROM
+        regexp_matches(
+            regexp_replace(
+                pymem._zh_synonyms(pymem._strip_intensifiers(content)), '''[a-z]*', '', 'g'
+            ),
+            '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]|[0-9]+'
+            || '|[^[:space:]a-z0-9\u3400-\u9fff\uf900-\ufaff]',
+            'g'
+        ) WITH ORDINALITY AS w (m, n)
+$$;
+
 -- Content terms in order of first occurrence, for "did the wording change
 -- a key term, or the order of the terms?": English words (minus function
 -- words, stemmed, synonyms folded) and single Chinese characters (minus
@@ -192,25 +221,8 @@ RETURN (
             c.term,
             c.n,
             c.n = min(c.n) OVER (PARTITION BY c.term) AS first
-        FROM (
-            SELECT
-                w.n,
-                pymem._synonym(pymem._stem(w.m[1])) AS term
-            FROM
-                regexp_matches(
-                    regexp_replace(
-                        pymem._zh_synonyms(pymem._strip_intensifiers(content)), '''[a-z]*', '', 'g'
-                    ),
-                    '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]|[0-9]+'
-                    || '|[^[:space:]a-z0-9\u3400-\u9fff\uf900-\ufaff]',
-                    'g'
-                ) WITH ORDINALITY AS w (m, n)
-            WHERE
-                w.m[1] ~ '^([a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff])$'
-                AND w.m[1] <> all(pymem._function_words())
-                AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
-                AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
-        ) AS c
+        FROM pymem._tokens(content) AS c
+        WHERE c.term IS NOT NULL
     ) AS t
 );
 
@@ -257,6 +269,114 @@ SET search_path = pg_catalog, pymem, public
 RETURN lower(content) ~ '\m(is|are|was|were|be|been|being|get|gets|got)\M.*\mby\M'
 OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由把]';
 
+-- The content terms of a text and "user" (a function word elsewhere, here a
+-- party of the statement), in order of first occurrence, with where each
+-- first occurs (as pymem._term_positions).
+CREATE OR REPLACE FUNCTION pymem._party_terms(
+    content text, OUT terms text[], OUT positions integer[]
+)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN (
+    SELECT
+        row(
+            coalesce(array_agg(k.key ORDER BY k.n), '{}'),
+            coalesce(array_agg(k.n::integer ORDER BY k.n), '{}')
+        )
+    FROM (
+        SELECT
+            coalesce(t.term, CASE WHEN t.token = 'user' THEN t.token END) AS key,
+            min(t.n) AS n
+        FROM pymem._tokens(content) AS t
+        WHERE t.term IS NOT NULL OR t.token = 'user'
+        GROUP BY coalesce(t.term, CASE WHEN t.token = 'user' THEN t.token END)
+    ) AS k
+);
+
+-- Whether b's other order of the shared terms is a restatement's and no
+-- role swap: one block of a's terms moved (after their common start and end,
+-- b's middle is a rotation of a's: "a company in Toronto" / "a Toronto
+-- company", "Rosa's cat Miso" / "Miso, Rosa's cat", "买了一辆新自行车" /
+-- "新买了一辆自行车"), and no two terms that trade places keep the little
+-- words that linked them ("from Denver to Boston" / "from Boston to Denver"
+-- keeps "to"; "Hana calls her mother" / "Hana's mother calls her" keeps
+-- "her"). Any other order stays a role swap ("Ana mentors Tom" / "Tom
+-- mentors Ana").
+CREATE OR REPLACE FUNCTION pymem._moved_block(a text, b text)
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_ta text [];
+    v_pa integer [];
+    v_tb text [];
+    v_pb integer [];
+    v_sa text [];
+    v_sb text [];
+    v_first integer := 1;
+    v_last integer;
+    v_tokens_a text [] := array(SELECT t.token FROM pymem._tokens(a) AS t ORDER BY t.n);
+    v_terms_a text [] := array(SELECT t.term FROM pymem._tokens(a) AS t ORDER BY t.n);
+    v_words_b text [] := array(SELECT t.token FROM pymem._tokens(b) AS t ORDER BY t.n);
+    v_between text [];
+    v_x integer;
+    v_y integer;
+    v_scale integer;
+BEGIN
+    SELECT p.terms, p.positions INTO v_ta, v_pa FROM pymem._party_terms(a) AS p;
+    SELECT p.terms, p.positions INTO v_tb, v_pb FROM pymem._party_terms(b) AS p;
+    v_sa := array(SELECT x FROM unnest(v_ta) AS x WHERE x = ANY(v_tb));
+    v_sb := array(SELECT x FROM unnest(v_tb) AS x WHERE x = ANY(v_ta));
+    v_last := cardinality(v_sa);
+    WHILE v_first <= v_last AND v_sa[v_first] = v_sb[v_first] LOOP
+        v_first := v_first + 1;
+    END LOOP;
+    WHILE v_last >= v_first AND v_sa[v_last] = v_sb[v_last] LOOP
+        v_last := v_last - 1;
+    END LOOP;
+    -- a short move in a short statement: in a sentence a moved block can take
+    -- a term to another clause (PAWS: "the Harare suburb of Mabvuku" / "the
+    -- Mabvuku suburb of Harare")
+    -- (a Chinese character is a term: a word is two or three of them)
+    v_scale := CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END;
+    IF v_last - v_first + 1 > 3 * v_scale OR greatest(cardinality(v_ta), cardinality(v_tb)) > 8 * v_scale
+        -- the same terms, only moved: a term exchanged as well is a rewrite
+        -- ("how small the hurricane was ... a wide eye" / "how wide ... a little eye")
+        OR cardinality(v_sa) <> greatest(cardinality(v_ta), cardinality(v_tb)) OR strpos(
+        '|' || array_to_string(v_sa[v_first:v_last] || v_sa[v_first:v_last], '|') || '|',
+        '|' || array_to_string(v_sb[v_first:v_last], '|') || '|'
+    ) = 0 THEN
+        RETURN false;
+    END IF;
+    FOR i IN 1..cardinality(v_ta) LOOP
+        v_x := array_position(v_tb, v_ta[i]);
+        CONTINUE WHEN v_x IS NULL;
+        FOR j IN i + 1..cardinality(v_ta) LOOP
+            v_y := array_position(v_tb, v_ta[j]);
+            CONTINUE WHEN v_y IS NULL OR v_pb[v_y] > v_pb[v_x];
+            -- x before y in a, y before x in b: what linked them in a, when it is
+            -- only little words (no term), and b still has every one of them
+            v_between := CASE
+                WHEN cardinality(array_remove(v_terms_a[v_pa[i] + 1:v_pa[j] - 1], NULL)) = 0
+                    THEN array(
+                        SELECT w FROM unnest(v_tokens_a[v_pa[i] + 1:v_pa[j] - 1]) AS w
+                        WHERE w ~ '^[a-z\u3400-\u9fff\uf900-\ufaff]'
+                    )
+                ELSE '{}'
+            END;
+            IF cardinality(v_between) > 0 AND (
+                v_between <@ v_words_b
+                OR v_between && v_words_b[v_pb[v_y] + 1:v_pb[v_x] - 1]
+            ) THEN
+                RETURN false;
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN true;
+END;
+$$;
+
 -- How the wording of b differs from a in content terms: how many terms
 -- only one side has (changed), how many terms there are in all (total),
 -- whether the shared terms come in another order (reordered), and whether
@@ -273,6 +393,9 @@ OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由�
 --   * in Chinese, the first two groups of characters exchanged where they
 --     touch in one of the texts (a time or place moved before or after the
 --     subject: "周末李娜喜欢爬山" / "李娜周末喜欢爬山").
+--   * one block of terms moved that keeps no little word linking the
+--     terms it passes (pymem._moved_block: "a company in Toronto" / "a
+--     Toronto company").
 -- And the same order is a role swap when one side only is a passive with
 -- its agent ("Kenji was hired by Daniel" / "Kenji hired Daniel"), or when
 -- the values or the pronouns, which are no content terms, trade places
@@ -360,7 +483,7 @@ BEGIN
     IF pymem._passive(a) <> pymem._passive(b) THEN
         role_swap := NOT reordered;
     ELSE
-        role_swap := reordered AND NOT v_moved;
+        role_swap := reordered AND NOT v_moved AND NOT pymem._moved_block(a, b);
     END IF;
     -- values and pronouns that trade places
     role_swap := role_swap

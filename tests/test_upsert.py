@@ -1055,8 +1055,21 @@ DECISIONS = [
     ("Ada is mentored by Kim", "Kim mentors Ada", 0.95, "duplicate",
      "close embedding, same terms"),
     ("周末小林喜欢去爬山", "小林周末喜欢去爬山", 0.95, "duplicate", "close embedding, same terms"),
+    # ... nor one block of terms moved past words it did not keep (pymem._moved_block)
+    ("Ivo works remotely for a company in Lima", "Ivo works remotely for a Lima company", 0.98,
+     "duplicate", "near-identical text"),
+    ("Ada's cat Tofu is nine years old", "Tofu, Ada's cat, is nine years old", 0.95, "duplicate",
+     "near-identical text"),
+    ("小林买了一辆新电动车", "小林新买了一辆电动车", 0.98, "duplicate",
+     "close embedding, same terms"),
     # ... the parties exchanging their roles is, in either voice, with pronouns and values
     ("Ada mentors Kim", "Kim mentors Ada", 0.99, "inserted", RELATED),
+    # a block moved that keeps the little words linking the parties is a swap
+    ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", 0.99, "inserted", RELATED),
+    ("Ada calls her mother every Sunday", "Ada's mother calls her every Sunday", 0.99, "inserted",
+     RELATED),
+    ("The user's sister babysits Kim's kids", "Kim's sister babysits the user's kids", 0.99,
+     "inserted", RELATED),
     ("Ada was hired by Kim", "Ada hired Kim", 0.99, "inserted", RELATED),
     ("何静是胡明的领导", "胡明是何静的领导", 0.99, "inserted", RELATED),
     ("你讨厌我", "我讨厌你", 0.99, "inserted", RELATED),
