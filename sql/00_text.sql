@@ -11,12 +11,16 @@ CREATE OR REPLACE FUNCTION pymem._value_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN '[0-9]+(?:[.,:][0-9]+)*'
+RETURN '[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
 || '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
 || '|[零二两三四五六七八九十百千万]+|一[零一二两三四五六七八九十百千万]+'
 || '|\m(?:january|february|march|april|june|july|august|september|october'
 || '|november|december|monday|tuesday|wednesday|thursday|friday|saturday'
-|| '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening)\M';
+|| '|sunday|today|tomorrow|yesterday|tonight|morning|afternoon|evening'
+-- counts in words ("two cats" / "three cats" are two values; "one" is left
+-- out: "one of her friends" is no count)
+|| '|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty'
+|| '|forty|fifty|hundred|thousand|dozen|once|twice|thrice)\M';
 
 CREATE OR REPLACE FUNCTION pymem._negated(content text)
 RETURNS boolean

@@ -1041,6 +1041,11 @@ DECISIONS = [
     ("每周跑步三次", "每周跑步五次", 0.85, "superseded", "same statement, new value"),
     ("Meeting with Bob at 3pm", "Meeting with Bob at 4pm", 0.95, "superseded",
      "same statement, new value"),
+    # a count in words and the half of the day are values too (they merged as duplicates)
+    ("Ivo has two cats", "Ivo has three cats", 0.9, "superseded", "same statement, new value"),
+    ("Ada swims twice a week", "Ada swims three times a week", 0.91, "inserted", RELATED),
+    ("Ivo's flight leaves at 8am", "Ivo's flight leaves at 8pm", 0.98, "superseded",
+     "same statement, new value"),
     # negation is not a value
     ("User likes cats", "User does not like cats", 0.95, "inserted",
      RELATED),
