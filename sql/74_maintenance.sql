@@ -111,9 +111,10 @@ BEGIN
             RAISE EXCEPTION '%', v_label || v_bad USING ERRCODE = 'PM043';
         END IF;
         IF jsonb_path_exists(
-            coalesce(v_op -> 'ids', '[]') || jsonb_build_array(coalesce(v_op -> 'id', '""')),
+            coalesce(v_op -> 'ids', '[]')
+            || CASE WHEN v_op ? 'id' THEN jsonb_build_array(v_op -> 'id') ELSE '[]' END,
             'strict $[*] ? (@.type() != "string" || !(@ like_regex '
-            '"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$"))'
+            '"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"))'
         ) THEN
             RAISE EXCEPTION '%memory ids must be uuid strings', v_label
                 USING ERRCODE = 'PM043';

@@ -645,6 +645,10 @@ def _bad_ops(sql, ids, theirs):
         ({"id": str(ids[1])}, InvalidPlan, "PM043"),
         ({"op": "delete", "id": 7}, InvalidPlan, "PM043"),
         ({"op": "delete", "id": "not-a-uuid"}, InvalidPlan, "PM043"),
+        # an empty id passed the check and failed its cast with a raw 22P02
+        ({"op": "delete", "id": ""}, InvalidPlan, "PM043"),
+        ({"op": "merge", "ids": [str(ids[1]), ""], "content": "x", "embedding": _vec(1)},
+         InvalidPlan, "PM043"),
         ({"op": "merge", "ids": str(ids[1]), "content": "x", "embedding": _vec(1)}, InvalidPlan,
          "PM043"),
         ({"op": "delete", "id": str(ids[1]), "force": True}, InvalidPlan, "PM043"),
