@@ -193,6 +193,7 @@ def _expected_figures(raw) -> dict[tuple[str, str], float]:
         user = recall.user_ids(n)[0]
         p50 = rc["timings"][(user, False)].median_ms
         expected[("recall_over_bare", f"{n:,} memories")] = p50 / rc["bare"][user].median_ms
+        expected[("recall_over_narrow", f"{n:,} memories")] = p50 / rc["narrow"][user].median_ms
     rows = rc["decay"]["apply_decay"]["scanned"]
     expected[("decay_per_million_s", f"{rows:,} rows, scaled to 1M")] = rc["decay"]["apply_decay"][
         "per_million"

@@ -91,6 +91,15 @@ WHERE m.user_id = %s AND m.consolidated_into IS NULL AND m.deleted_at IS NULL
 ORDER BY m.embedding <=> %b
 LIMIT %s
 """
+# The floor issue 21 holds recall to: the same exact top 10 over a narrow table of
+# the same rows (id, user_id, content, embedding), copied in the store's physical
+# (arrival) order, with a btree on user_id: what a bare table of vectors costs.
+NARROW = """
+SELECT n.id FROM public.bench_narrow AS n
+WHERE n.user_id = %s
+ORDER BY n.embedding <=> %b
+LIMIT %s
+"""
 # The documented ranking, over every live hot row of the user (no pruning):
 #   relevance = similarity + lexical_weight * lexical + state boost
 #   score     = relevance * (floor + (1 - floor) * decay_score)
@@ -272,8 +281,10 @@ def prepare(dsn: str, sizes: RecallSizes, out: Out, *, reuse: bool) -> dict[int,
                 if restored:
                     out(f"  {restored:,} rows left cold by an interrupted run made hot again")
                     conn.execute("VACUUM ANALYZE pymem.memories")
+                narrow_copy(conn, out)
                 return measured
         conn.execute("DROP TABLE IF EXISTS public.bench_meta")
+        conn.execute("DROP TABLE IF EXISTS public.bench_narrow")
         conn.execute("TRUNCATE pymem.memories, pymem.memory_versions CASCADE")
         t0 = time.perf_counter()
         loaded = load(conn, sizes, measured, rng, texts, dim)
@@ -291,7 +302,45 @@ def prepare(dsn: str, sizes: RecallSizes, out: Out, *, reuse: bool) -> dict[int,
         )
         conn.execute("CREATE TABLE public.bench_meta (spec jsonb, loaded_at timestamptz)")
         conn.execute("INSERT INTO public.bench_meta VALUES (%s, now())", (json.dumps(want),))
+        narrow_copy(conn, out)
     return measured
+
+
+def narrow_copy(conn: psycopg.Connection, out: Out) -> None:
+    """public.bench_narrow: the store's rows as a bare table of (id, user_id, content,
+    embedding) in the same physical order, with a btree on user_id (kept between runs
+    while it holds as many rows as the store)."""
+    rows = conn.execute("SELECT count(*) FROM pymem.memories").fetchone()[0]
+    if conn.execute("SELECT to_regclass('public.bench_narrow')").fetchone()[0]:
+        if conn.execute("SELECT count(*) FROM public.bench_narrow").fetchone()[0] == rows:
+            return
+        conn.execute("DROP TABLE public.bench_narrow")
+    t0 = time.perf_counter()
+    # the vector stored as the store stores it (inline, PLAIN): a toasted one would be
+    # fetched and detoasted by every scan
+    storage = conn.execute(
+        "SELECT CASE attstorage WHEN 'p' THEN 'PLAIN' WHEN 'm' THEN 'MAIN'"
+        " WHEN 'e' THEN 'EXTERNAL' ELSE 'EXTENDED' END FROM pg_attribute"
+        " WHERE attrelid = 'pymem.memories'::regclass AND attname = 'embedding'"
+    ).fetchone()[0]
+    conn.execute(
+        "CREATE TABLE public.bench_narrow AS"
+        " SELECT id, user_id, content, embedding FROM pymem.memories WITH NO DATA"
+    )
+    conn.execute(f"ALTER TABLE public.bench_narrow ALTER COLUMN embedding SET STORAGE {storage}")
+    conn.execute(
+        "INSERT INTO public.bench_narrow"
+        " SELECT id, user_id, content, embedding FROM pymem.memories ORDER BY ctid"
+    )
+    conn.execute("CREATE INDEX ON public.bench_narrow (user_id)")
+    conn.execute("VACUUM ANALYZE public.bench_narrow")
+    size = conn.execute(
+        "SELECT pg_size_pretty(pg_table_size('public.bench_narrow'))"
+    ).fetchone()[0]
+    out(
+        f"setup: the narrow floor table public.bench_narrow (id, user_id, content, embedding; "
+        f"{rows:,} rows in the store's order, heap {size}): {elapsed(t0)}"
+    )
 
 
 @dataclass
@@ -318,20 +367,25 @@ def make_queries(rng: np.random.Generator, texts: TextGen, m: Memories, n: int) 
 
 def measure_recall(
     dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]
-) -> tuple[dict[tuple[str, bool], Timing], dict[str, Timing]]:
-    """Every (user, with query_text) variant and the bare top 10, one query each in turn.
+) -> tuple[dict[tuple[str, bool], Timing], dict[str, Timing], dict[str, Timing]]:
+    """Every (user, with query_text) variant, the bare top 10 and the narrow table's, one
+    query each in turn.
 
-    Returns recall's timings by (user, with query_text) and the bare top 10's by user,
-    measured side by side on the same queries.
+    Returns recall's timings by (user, with query_text), the bare top 10's and the narrow
+    table's by user, measured side by side on the same queries.
     """
+    floors = ("bare", "narrow")
     variants = [
         (user, n, mode)
         for n in sizes.users
         for user in user_ids(n)
-        for mode in ("", "text", "bare")
+        for mode in ("", "text", *floors)
     ]
-    timings = {(user, mode == "text"): Timing([]) for user, _, mode in variants if mode != "bare"}
+    timings = {
+        (user, mode == "text"): Timing([]) for user, _, mode in variants if mode not in floors
+    }
     bare = {user: Timing([]) for user, _, mode in variants if mode == "bare"}
+    narrow = {user: Timing([]) for user, _, mode in variants if mode == "narrow"}
     with connect(dsn) as conn:
         cur = conn.cursor()
         for i in range(sizes.warmup + sizes.queries):
@@ -340,15 +394,18 @@ def measure_recall(
                 t0 = time.perf_counter()
                 if mode == "text":
                     cur.execute(RECALL_TEXT, (user, q.vector, K, q.text))
-                elif mode == "bare":
-                    cur.execute(BARE, (user, q.vector, K))
+                elif mode in floors:
+                    cur.execute(BARE if mode == "bare" else NARROW, (user, q.vector, K))
                 else:
                     cur.execute(RECALL, (user, q.vector, K))
                 cur.fetchall()
                 if i >= sizes.warmup:
-                    timing = bare[user] if mode == "bare" else timings[(user, mode == "text")]
+                    if mode in floors:
+                        timing = (bare if mode == "bare" else narrow)[user]
+                    else:
+                        timing = timings[(user, mode == "text")]
                     timing.seconds.append(time.perf_counter() - t0)
-    return timings, bare
+    return timings, bare, narrow
 
 
 def measure_alone(
@@ -581,7 +638,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
     queries = {
         n: make_queries(qrng, texts, measured[n], sizes.warmup + sizes.queries) for n in sizes.users
     }
-    timings, bare = measure_recall(dsn, sizes, queries)
+    timings, bare, narrow = measure_recall(dsn, sizes, queries)
     alone, bare_alone = measure_alone(dsn, sizes, queries)
     pages = {user: (rows, nblocks) for user, rows, nblocks in blocks}
     total_pages = sum(nblocks for _, nblocks in pages.values())
@@ -597,11 +654,14 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
     )
     out(
         f"   bare: the exact top {K} by distance alone (ORDER BY embedding <=> q LIMIT {K}) over "
-        "the same rows (live, hot, unexpired, every kind), same queries, in the same rotation"
+        "the same rows (live, hot, unexpired, every kind), same queries, in the same rotation;"
+        " narrow: the same top 10 over a bare table (id, user_id, content, embedding) of the "
+        "same rows in the same order (issue 21's floor)"
     )
     out(
         f"   {'user':<22}{'memories':>9}{'heap pages':>11}  {'query_text':<11}"
         f"{'p50 ms':>8}{'p95 ms':>8}{'bare p50':>9}{'ratio':>7}"
+        f"{'narrow p50':>11}{'ratio':>7}"
         f"{'p50 alone':>11}{'bare alone':>11}{'ratio':>7}"
     )
     for n in sizes.users:
@@ -610,11 +670,13 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
                 tm = timings[(user, with_text)]
                 rows, nblocks = pages.get(user, (0, 0))
                 if with_text:
-                    side = f"{'-':>9}{'-':>7}{'-':>11}{'-':>11}{'-':>7}"
+                    side = f"{'-':>9}{'-':>7}{'-':>11}{'-':>7}{'-':>11}{'-':>11}{'-':>7}"
                 else:
                     side = (
                         f"{bare[user].median_ms:>9.2f}"
                         f"{tm.median_ms / bare[user].median_ms:>6.2f}x"
+                        f"{narrow[user].median_ms:>11.2f}"
+                        f"{tm.median_ms / narrow[user].median_ms:>6.2f}x"
                         f"{alone[user].median_ms:>11.2f}{bare_alone[user].median_ms:>11.2f}"
                         f"{alone[user].median_ms / bare_alone[user].median_ms:>6.2f}x"
                     )
@@ -661,7 +723,13 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
     decay = measure_decay(dsn, out)
 
     figures = target_figures(
-        {"timings": timings, "bare": bare, "decay": decay, "sizes": sizes.users}
+        {
+            "timings": timings,
+            "bare": bare,
+            "narrow": narrow,
+            "decay": decay,
+            "sizes": sizes.users,
+        }
     )
     targets = judge(figures)
     out("")
@@ -674,6 +742,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         "timings": timings,
         "alone": alone,
         "bare": bare,
+        "narrow": narrow,
         "bare_alone": bare_alone,
         "split": split,
         "exact": exact,
@@ -694,6 +763,8 @@ def target_figures(results: dict[str, Any]) -> list[Measured]:
         p50, bare_p50 = results["timings"][(user, False)].median_ms, results["bare"][user].median_ms
         case = f"{n:,} memories"
         figures.append(Measured("recall_over_bare", p50 / bare_p50, n, case, bare_p50))
+        narrow_p50 = results["narrow"][user].median_ms
+        figures.append(Measured("recall_over_narrow", p50 / narrow_p50, n, case, narrow_p50))
         figures.append(Measured("recall_p50_ms", p50, n, case))
     per_million = results["decay"]["apply_decay"]["per_million"]
     rows = results["decay"]["apply_decay"]["scanned"]

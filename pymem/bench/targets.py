@@ -90,6 +90,16 @@ TARGETS: tuple[Target, ...] = (
         _READ_TARGETS + " (recall within 1.3x of the bare top 10)",
     ),
     Target(
+        "recall_over_narrow",
+        "recall",
+        "recall / bare exact top 10 of a narrow table of the same vectors, interleaved",
+        "<=",
+        1.3,
+        "ratio",
+        None,
+        _READ_TARGETS + " (within 1.3x of the bare exact top 10 of a narrow table)",
+    ),
+    Target(
         "recall_p50_ms",
         "recall",
         "recall p50",
