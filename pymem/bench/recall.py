@@ -334,9 +334,7 @@ def narrow_copy(conn: psycopg.Connection, out: Out) -> None:
     )
     conn.execute("CREATE INDEX ON public.bench_narrow (user_id)")
     conn.execute("VACUUM ANALYZE public.bench_narrow")
-    size = conn.execute(
-        "SELECT pg_size_pretty(pg_table_size('public.bench_narrow'))"
-    ).fetchone()[0]
+    size = conn.execute("SELECT pg_size_pretty(pg_table_size('public.bench_narrow'))").fetchone()[0]
     out(
         f"setup: the narrow floor table public.bench_narrow (id, user_id, content, embedding; "
         f"{rows:,} rows in the store's order, heap {size}): {elapsed(t0)}"
