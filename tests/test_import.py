@@ -239,8 +239,10 @@ def test_ctrl_c_says_what_was_committed_without_a_traceback(fresh_dsn, tmp_path)
 
     path = tmp_path / "m.jsonl"
     _write(path, _stream(4, 150))
+    # a batch a line: 600 commits, so the first one is seen and the signal lands long
+    # before the last (with 5 a batch, a fast run once ended before the signal)
     command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "import", str(path),
-               "--batch-size", "5"]  # fmt: skip
+               "--batch-size", "1"]  # fmt: skip
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
