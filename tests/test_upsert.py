@@ -1069,6 +1069,13 @@ DECISIONS = [
      "close embedding, same terms"),
     # ... the parties exchanging their roles is, in either voice, with pronouns and values
     ("Ada mentors Kim", "Kim mentors Ada", 0.99, "inserted", RELATED),
+    # ... and a move that also exchanges a term, or moves in a long sentence, is not
+    # taken as a restatement (PAWS: the words of one sentence reshuffled)
+    ("The storm was small with a wide eye", "The storm was wide with a little eye", 0.99,
+     "inserted", RELATED),
+    ("Ivo works for a firm in Lima with his old friends Ada and Kim from the chess club",
+     "Ivo works for a Lima firm with his old friends Ada and Kim from the chess club", 0.99,
+     "inserted", RELATED),
     # a block moved that keeps the little words linking the parties is a swap
     ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", 0.99, "inserted", RELATED),
     ("Ada calls her mother every Sunday", "Ada's mother calls her every Sunday", 0.99, "inserted",
@@ -1110,6 +1117,29 @@ def test_decision_table(store, conn, old, new, cosine, action, rule):
         assert decided_rule == (None if rule == "no close memory" else rule)
     else:
         assert (decided, decided_rule) == (action, rule)
+
+
+# pymem._moved_block's limits, each on its own: which other order is a role swap
+ROLE_SWAPS = [
+    # one block moved, nothing exchanged: a restatement
+    ("Ivo works for a company in Lima", "Ivo works for a Lima company", False),
+    # a term exchanged as well as moved (PAWS: "how small the hurricane was ... a wide eye")
+    ("How small the storm was, showing a wide eye", "How wide the storm was, showing a little eye",
+     True),
+    # a block that moves past more than three terms
+    ("alpha bravo charlie delta echo golf", "alpha echo bravo charlie delta golf", True),
+    ("alpha bravo charlie delta golf", "alpha delta bravo charlie golf", False),
+    # the little words that linked the parties kept
+    ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "swap"), ROLE_SWAPS)
+def test_which_other_order_is_a_role_swap(sql, old, new, swap):
+    (found,) = sql.execute(
+        "SELECT role_swap FROM pymem._term_difference(%s, %s)", (old, new)
+    ).fetchone()
+    assert found is swap
 
 
 def _step(conn, old: str, new: str, cosine: float, **settings) -> tuple:
