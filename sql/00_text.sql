@@ -320,14 +320,17 @@ DECLARE
     v_sb text [];
     v_first integer := 1;
     v_last integer;
-    v_tokens_a text [] := array(SELECT t.token FROM pymem._tokens(a) AS t ORDER BY t.n);
-    v_terms_a text [] := array(SELECT t.term FROM pymem._tokens(a) AS t ORDER BY t.n);
+    v_tokens_a text [];
+    v_terms_a text [];
     v_words_b text [] := array(SELECT t.token FROM pymem._tokens(b) AS t ORDER BY t.n);
     v_between text [];
     v_x integer;
     v_y integer;
     v_scale integer;
 BEGIN
+    SELECT array_agg(t.token ORDER BY t.n), array_agg(t.term ORDER BY t.n)
+    INTO v_tokens_a, v_terms_a
+    FROM pymem._tokens(a) AS t;
     SELECT p.terms, p.positions INTO v_ta, v_pa FROM pymem._party_terms(a) AS p;
     SELECT p.terms, p.positions INTO v_tb, v_pb FROM pymem._party_terms(b) AS p;
     v_sa := array(SELECT x FROM unnest(v_ta) AS x WHERE x = ANY(v_tb));
