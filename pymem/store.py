@@ -241,6 +241,7 @@ class Settings:
     cjk_dedup_threshold: float
     cjk_dedup_term_change: float
     review_floor: float | None
+    cross_kind_review_floor: float
 
 
 # -- facts ----------------------------------------------------------------

@@ -26,10 +26,10 @@ calibration reads ``a``, ``b``, ``label`` and ``lang``). Rebuilt byte for byte:
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
+
+from jsonl_build import jsonl, write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_pairs.jsonl"
 
@@ -796,20 +796,11 @@ def rows() -> list[dict[str, str]]:
     return out
 
 
-def text() -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows())
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="fail if the file is not up to date")
-    args = ap.parse_args()
-    if args.check:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text():
-            print(f"{OUT} is not what this script builds", file=sys.stderr)
-            return 1
+    if not write_or_check(OUT, jsonl(rows()), __doc__.split("\n")[0]):
+        return 1
+    if "--check" in sys.argv:
         return 0
-    OUT.write_text(text(), encoding="utf-8")
     counts: dict[tuple[str, str], int] = {}
     for r in rows():
         counts[(r["lang"], r["label"])] = counts.get((r["lang"], r["label"]), 0) + 1

@@ -265,6 +265,19 @@ BEGIN
         rule := 'same normalized text';
         RETURN;
     END IF;
+    IF e.other_kind THEN
+        -- the write path never merges across kinds; with a reviewer and its
+        -- below-band queue, a memory of a kind that tests others (an event:
+        -- pymem.kinds.review_against) is queued with the nearest of them,
+        -- since a contradiction usually crosses kinds (a preference and the
+        -- meal that breaks it) and scores lower than a restatement
+        IF s.on_related = 'review' AND s.review_floor IS NOT NULL
+            AND e.similarity >= s.cross_kind_review_floor THEN
+            action := 'related';
+            rule := 'nearest memory of another kind, queued for review';
+        END IF;
+        RETURN;
+    END IF;
     IF e.goal THEN
         -- vectors never merge two goals: the metric and the words around it do
         IF e.goal_metrics IS NOT NULL AND e.same_topic IS NOT FALSE
@@ -274,6 +287,9 @@ BEGIN
         ELSIF e.similarity >= s.supersede_threshold THEN
             action := 'related';
             rule := 'related band, no shared goal metric';
+        ELSIF e.similarity >= s.review_floor AND s.on_related = 'review' THEN
+            action := 'related';
+            rule := 'below the related band, queued for review';
         END IF;
         RETURN;
     END IF;
@@ -323,6 +339,63 @@ BEGIN
 END;
 $$;
 
+-- With a reviewer (on_related = 'review' and a review floor), the live
+-- memory nearest to an insert among the kinds its kind is reviewed against
+-- (pymem.kinds.review_against: an event against standing facts), when
+-- pymem._decision queues it and it is closer than the neighbour of the
+-- item's own kind found below the band (closer_than, NULL: none). One more
+-- exact scan of the user's rows of those kinds, only with a reviewer.
+CREATE OR REPLACE FUNCTION pymem._nearest_other_kind(
+    user_id text,
+    item pymem.memory_item,
+    s pymem.settings,
+    closer_than double precision,
+    OUT memory_id uuid,
+    OUT similarity double precision,
+    OUT rule text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_evidence pymem.pair_evidence;
+    v_decision record;
+    v_against text[];
+BEGIN
+    -- a neighbour of the item's own kind in the related band stays the one
+    -- reviewed: it is the likelier restatement or update
+    IF s.on_related IS DISTINCT FROM 'review' OR s.review_floor IS NULL
+        OR closer_than >= s.supersede_threshold THEN
+        RETURN;
+    END IF;
+    SELECT k.review_against INTO v_against FROM pymem.kinds AS k WHERE k.kind = item.kind;
+    IF coalesce(cardinality(v_against), 0) = 0 THEN
+        RETURN;
+    END IF;
+    SELECT m.id, 1 - (m.embedding <=> item.embedding)
+    INTO memory_id, similarity
+    FROM pymem.memories AS m
+    WHERE m.user_id = _nearest_other_kind.user_id
+        AND m.kind = ANY (v_against)
+        AND m.consolidated_into IS NULL
+        AND m.deleted_at IS NULL
+        AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+    ORDER BY m.embedding <=> item.embedding, m.id
+    LIMIT 1;
+    v_evidence.similarity := similarity;
+    v_evidence.other_kind := TRUE;
+    v_decision := pymem._decision(v_evidence, s);
+    IF memory_id IS NULL OR v_decision.action IS NULL
+        OR similarity <= coalesce(closer_than, -1) THEN
+        memory_id := NULL;
+        similarity := NULL;
+        RETURN;
+    END IF;
+    rule := v_decision.rule;
+END;
+$$;
+
 -- The decision for one prepared item, without writing anything:
 -- action (duplicate, superseded, inserted), target (the memory that is
 -- reinforced or superseded), matched_id and similarity (also the
@@ -344,6 +417,7 @@ AS $$
 DECLARE
     v_candidate record;
     v_decision record;
+    v_other record;
     v_evidence pymem.pair_evidence;
     -- the settings this item is decided with: its own thresholds and on_related
     v_settings pymem.settings := cfg;
@@ -463,6 +537,12 @@ BEGIN
                 rule := v_decision.rule;
             END IF;
         END LOOP;
+        v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
+        IF v_other.memory_id IS NOT NULL THEN
+            matched_id := v_other.memory_id;
+            similarity := v_other.similarity;
+            rule := v_other.rule;
+        END IF;
         RETURN;
     END IF;
 
@@ -529,6 +609,12 @@ BEGIN
     END LOOP;
     IF action = 'superseded' THEN
         RETURN;
+    END IF;
+    v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
+    IF v_other.memory_id IS NOT NULL THEN
+        matched_id := v_other.memory_id;
+        similarity := v_other.similarity;
+        rule := v_other.rule;
     END IF;
     IF matched_id IS NULL THEN
         rule := 'no close memory';

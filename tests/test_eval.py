@@ -70,6 +70,21 @@ def test_the_bundled_stream_is_rebuilt_byte_for_byte():
     assert DEFAULT_DATASET.read_bytes() == before
 
 
+def test_the_development_stream_loads_and_is_rebuilt_byte_for_byte():
+    """pymem/data/memory_dev_stream.jsonl, where the reviewer's floors are fitted, is a
+    valid stream apart from the bundled one: other people, contradictions, both languages."""
+    path = ROOT / "pymem" / "data" / "memory_dev_stream.jsonl"
+    dev = load_dataset(path)
+    assert {m.label for m in dev.memories} >= {"paraphrase", "update", "contradiction"}
+    assert {m.user for m in dev.memories}.isdisjoint({m.user for m in load_dataset().memories})
+    assert any(re.search(r"[\u4e00-\u9fff]", m.content) for m in dev.memories)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_memory_dev_stream.py"), "--check"],
+        check=True,
+        capture_output=True,
+    )
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -1182,6 +1182,86 @@ def test_below_the_band_a_reviewer_still_sees_the_nearest_neighbour(store, conn)
         conn.execute("UPDATE pymem.settings SET review_floor = 1.5")
 
 
+def test_with_a_reviewer_an_event_is_checked_against_the_standing_memory_nearest_it(store, conn):
+    """pymem.kinds.review_against (migration 0017): with a reviewer and its below-band queue
+    (review_floor), an event is queued with its nearest live memory of the kinds it is
+    reviewed against (fact, preference, habit, profile) from settings.cross_kind_review_floor
+    up, where a contradiction scores ("Ivo is vegetarian" / "Ivo had a steak"); never
+    merged across kinds, and never without the floor."""
+    veg = store.upsert(USER, "Ivo is vegetarian", unit(0), "preference")
+    # a state is not what an event is checked against, however close (cosine 0.97)
+    tired = np.zeros_like(unit(0))
+    tired[0], tired[1] = 0.2, math.sqrt(1 - 0.04)
+    store.upsert(USER, "Ivo felt tired on Monday", tired, "state")
+    steak = store.upsert(USER, "Ivo had a steak yesterday", at_cosine(0.45, 0, 1), "event",
+                         review_floor=0.6)  # fmt: skip
+    assert (steak.action, steak.matched_id) == ("inserted", veg.memory_id)
+    assert steak.rule == "nearest memory of another kind, queued for review"
+    assert [(r.memory_id, r.matched_id) for r in store.pending_reviews(USER)] == [
+        (steak.memory_id, veg.memory_id)
+    ]
+    # without the below-band queue the event is a plain insert, as before
+    plain = store.upsert(USER, "Ivo ate a burger on Friday", at_cosine(0.45, 0, 2), "event")
+    assert (plain.matched_id, plain.rule) == (None, "no close memory")
+    # below cross_kind_review_floor (0.4 by default), nothing is queued
+    far = store.upsert(USER, "Ivo went to a barbecue", at_cosine(0.35, 0, 3), "event",
+                       review_floor=0.6)  # fmt: skip
+    assert far.matched_id is None
+    # a preference is not reviewed against events: kinds say which way a check goes
+    prefers = store.upsert(USER, "Ivo prefers tofu", at_cosine(0.45, 1, 4), "preference",
+                           review_floor=0.6)  # fmt: skip
+    assert prefers.matched_id is None
+    conn.execute("UPDATE pymem.settings SET cross_kind_review_floor = 0.3")
+    near = store.upsert(USER, "Ivo grilled sausages", at_cosine(0.35, 0, 5), "event",
+                        review_floor=0.6)  # fmt: skip
+    assert near.matched_id == veg.memory_id
+    with pytest.raises(psycopg.errors.CheckViolation), conn.transaction():
+        conn.execute("UPDATE pymem.settings SET cross_kind_review_floor = -0.1")
+
+
+def test_an_events_own_kind_in_the_band_stays_the_pair_reviewed(store):
+    """The memory of another kind is queued only when it is closer than the neighbour of
+    the event's own kind below the band; a neighbour of its own kind in the related band
+    (the likelier restatement) stays the one queued, even when the other is closer."""
+    veg = store.upsert(USER, "Ivo is vegetarian", unit(0), "preference")
+    lunch = store.upsert(USER, "Ivo had lunch with Ana", at_cosine(0.5), "event")
+    # cosine 0.35 to the lunch (below the band, above the floor), 0.7 to the preference
+    steak = store.upsert(USER, "Ivo had a steak at the diner", at_cosine(0.7, 0, 2), "event",
+                         review_floor=0.3)  # fmt: skip
+    assert steak.matched_id == veg.memory_id
+    # cosine 0.83 to the lunch (the related band), 0.9 to the preference
+    near = np.zeros_like(unit(0))
+    near[0], near[1] = 0.9, math.sqrt(1 - 0.81)
+    again = store.upsert(USER, "Ivo met Ana for a long lunch in Porto", near, "event",
+                         review_floor=0.3)  # fmt: skip
+    assert (again.action, again.matched_id) == ("inserted", lunch.memory_id)
+    assert again.rule == "related band, no evidence of the same slot"
+    # cosine 0.7 to the lunch (below the band), 0.4 to the preference: its own kind is closer
+    below = np.zeros_like(unit(0))
+    below[0], below[1] = 0.4, 0.5 / math.sqrt(0.75)
+    below[3] = math.sqrt(1 - below[0] ** 2 - below[1] ** 2)
+    later = store.upsert(USER, "Ivo and Ana tried the new Thai place", below, "event",
+                         review_floor=0.3)  # fmt: skip
+    assert (later.matched_id, later.rule) == (
+        lunch.memory_id,
+        "below the related band, queued for review",
+    )
+
+
+def test_a_goal_below_the_band_reaches_the_reviewer_too(store):
+    """Goals keep their own rule (no merge by vectors), and with review_floor the nearest
+    live goal below the related band is queued, as any other kind's neighbour is."""
+    trip = store.upsert(USER, "Ivo plans a trip to Chengdu in October", unit(0), "goal",
+                        topic="plan:trip")  # fmt: skip
+    changed = store.upsert(USER, "Ivo now wants to go to Xi'an instead", at_cosine(0.6), "goal",
+                           topic="plan:trip", review_floor=0.5)  # fmt: skip
+    assert (changed.action, changed.matched_id) == ("inserted", trip.memory_id)
+    assert changed.rule == "below the related band, queued for review"
+    quiet = store.upsert(USER, "Ivo wants to visit Lhasa some day", at_cosine(0.6, 0, 2), "goal",
+                         topic="plan:trip")  # fmt: skip
+    assert quiet.matched_id is None
+
+
 def test_the_step_needs_the_cosine_floor_for_near_identical_text(conn):
     """_decision (the rule calibration and the benchmark sweep) agrees with the match loop,
     which computes no trigram below settings.trigram_min_similarity."""
