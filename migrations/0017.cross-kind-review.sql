@@ -15,7 +15,7 @@ ALTER TABLE pymem.kinds
 -- with a reviewer and its below-band queue (settings.review_floor), a new
 -- memory of this kind is also queued with its nearest live memory of these
 -- kinds: what happened is checked against what is held to be true
-ADD COLUMN review_against text [] NOT NULL DEFAULT '{}';
+ADD COLUMN review_against text[] NOT NULL DEFAULT '{}';
 
 UPDATE pymem.kinds SET review_against = '{fact,preference,habit,profile}'
 WHERE kind = 'event';

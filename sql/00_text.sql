@@ -34,6 +34,56 @@ OR regexp_replace(
     '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
 ) ~ '[不没沒别別无無未]';
 
+-- One value however it is written, so that markers compare values, not
+-- spellings: number words and Chinese numerals as digits ("three times" /
+-- "3 times", "twice" / "two times", "五公里" / "5公里"), a Chinese weekday
+-- under one name ("星期六" / "礼拜六" / "周六", 天 for 日), a time without
+-- its spaces and dots ("6 a.m." / "6am"). Anything else as it is.
+CREATE OR REPLACE FUNCTION pymem._marker_value(marker text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_words CONSTANT jsonb := '{"once": 1, "twice": 2, "thrice": 3, "two": 2,
+        "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+        "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
+        "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+        "thousand": 1000, "dozen": 12}';
+    v_digits CONSTANT jsonb := '{"零": 0, "一": 1, "二": 2, "两": 2, "三": 3,
+        "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}';
+    v_units CONSTANT jsonb := '{"十": 10, "百": 100, "千": 1000}';
+    v_total bigint := 0;
+    v_section bigint := 0;
+    v_digit bigint;
+    v_char text;
+BEGIN
+    IF v_words ? marker THEN
+        RETURN v_words ->> marker;
+    ELSIF marker ~ '^(星期|礼拜|周)[一二三四五六日天]$' THEN
+        RETURN '周' || translate(right(marker, 1), '天', '日');
+    ELSIF marker ~ '^[0-9]' THEN
+        RETURN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m');
+    ELSIF marker !~ '^[零一二两三四五六七八九十百千万]+$' THEN
+        RETURN marker;
+    END IF;
+    -- a Chinese numeral: 十五 15, 二十 20, 一百零五 105, 两万三千 23000
+    FOREACH v_char IN ARRAY regexp_split_to_array(marker, '') LOOP
+        IF v_digits ? v_char THEN
+            v_digit := (v_digits ->> v_char)::bigint;
+        ELSIF v_char = '万' THEN
+            v_total := (v_total + v_section + coalesce(v_digit, 0)) * 10000;
+            v_section := 0;
+            v_digit := NULL;
+        ELSE
+            v_section := v_section + coalesce(v_digit, 1) * (v_units ->> v_char)::bigint;
+            v_digit := NULL;
+        END IF;
+    END LOOP;
+    RETURN (v_total + v_section + coalesce(v_digit, 0))::text;
+END;
+$$;
+
 -- The values and negation of a text. Two texts whose markers differ state
 -- different facts however close their embeddings ("meeting at 3pm" vs
 -- "meeting at 4pm", "likes cats" vs "doesn't like cats").
@@ -42,7 +92,7 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 RETURN array(
-    SELECT DISTINCT m.marker
+    SELECT DISTINCT pymem._marker_value(m.marker) AS value
     FROM (
         SELECT (regexp_matches(
             pymem._strip_intensifiers(content), pymem._value_pattern(), 'g'
@@ -51,7 +101,7 @@ RETURN array(
         SELECT 'NOT'
         WHERE pymem._negated(content)
     ) AS m
-    ORDER BY m.marker
+    ORDER BY value
 );
 
 -- The text with every value replaced by 0, normalized: "My A1C is 7.2%"

@@ -2019,6 +2019,35 @@ def test_same_normalized_text_with_other_numbers_is_not_a_duplicate(store, conn)
     assert count(conn, "u") == 2
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("Maya runs three times a week", "Maya runs 3 times a week", True),
+        ("Omar swims twice a week", "Omar goes swimming two times a week", True),
+        ("Priya gets up at 6 a.m.", "Priya gets up at 6am", True),
+        ("赵敏每周六去游泳", "赵敏每个星期六都去游泳", True),
+        ("王磊礼拜天休息", "王磊星期日休息", True),
+        ("刘洋每晚跑五公里", "刘洋每晚跑5公里", True),
+        ("车费一共二十五元", "车费一共25元", True),
+        ("两万三千步", "23000步", True),
+        # a value written otherwise is still another value
+        ("Maya runs three times a week", "Maya runs 4 times a week", False),
+        ("Omar swims twice a week", "Omar swims three times a week", False),
+        ("赵敏每周六去游泳", "赵敏每周日去游泳", False),
+        ("刘洋跑了十五公里", "刘洋跑了十六公里", False),
+        ("Priya gets up at 6am", "Priya gets up at 6pm", False),
+    ],
+)
+def test_markers_compare_values_not_their_spelling(conn, a, b, same):
+    """pymem._marker_value: number words and Chinese numerals as digits, one name for a
+    Chinese weekday, a time without spaces and dots, so that a restatement's value is the
+    same marker and another value never is."""
+    (equal,) = conn.execute(
+        "SELECT pymem._fact_markers(%s) = pymem._fact_markers(%s)", (a, b)
+    ).fetchone()
+    assert equal is same
+
+
 def test_other_topics_do_not_hide_a_same_topic_match(store):
     target = store.upsert(
         "u", "User is learning React", at_cosine(0.9, other=20), topic="skill:react"
