@@ -114,6 +114,11 @@ class Review:
     created_at: datetime
     content: str | None
     matched_content: str | None
+    # a reviewer's failed judgements of the pair so far, the last one's error, and when it
+    # was parked (a person's to look at: ``unpark_reviews``)
+    attempts: int = 0
+    last_error: str | None = None
+    parked_at: datetime | None = None
 
 
 @dataclass(frozen=True)

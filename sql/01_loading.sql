@@ -20,3 +20,20 @@ BEGIN
     END IF;
 END;
 $$;
+
+-- The same for a function whose columns (OUT parameters, RETURNS TABLE)
+-- change: its result type stays `record`, so the columns are compared, as
+-- pg_get_function_result() spells them.
+CREATE OR REPLACE FUNCTION pymem._drop_if_columns_differ(signature text, result text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+DECLARE
+    v_function regprocedure := to_regprocedure(signature);
+BEGIN
+    IF v_function IS NOT NULL AND pg_get_function_result(v_function) <> result THEN
+        EXECUTE format('DROP FUNCTION %s', v_function);
+    END IF;
+END;
+$$;

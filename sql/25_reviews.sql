@@ -5,6 +5,16 @@
 -- pymem_events) and answers with resolve_review; every decision goes
 -- through memory_versions, so it can be undone.
 
+-- attempts, last_error and parked_at: a reviewer's failed judgements of
+-- the pair (sql/27_review_claims.sql); a parked review waits for a person.
+SELECT pymem._drop_if_columns_differ(
+    'pymem.pending_reviews(text)',
+    'TABLE(review_id uuid, cause text, memory_id uuid, matched_id uuid, fact_key text, '
+    || 'similarity double precision, note text, created_at timestamp with time zone, '
+    || 'content text, matched_content text, attempts integer, last_error text, '
+    || 'parked_at timestamp with time zone)'
+);
+
 CREATE OR REPLACE FUNCTION pymem.pending_reviews(user_id text)
 RETURNS TABLE (
     review_id uuid,
@@ -16,7 +26,10 @@ RETURNS TABLE (
     note text,
     created_at timestamptz,
     content text,
-    matched_content text
+    matched_content text,
+    attempts integer,
+    last_error text,
+    parked_at timestamptz
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public
@@ -25,7 +38,7 @@ BEGIN
     PERFORM pymem._check_user(user_id);
     RETURN QUERY
     SELECT r.id, r.cause, r.memory_id, r.matched_id, r.fact_key, r.similarity, r.note,
-        r.created_at, m.content, o.content
+        r.created_at, m.content, o.content, r.attempts, r.last_error, r.parked_at
     FROM pymem.reviews AS r
     LEFT JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
     LEFT JOIN pymem.memories AS o ON o.user_id = r.user_id AND o.id = r.matched_id

@@ -599,9 +599,15 @@ BEGIN
                     '^CREATE OR REPLACE FUNCTION pymem\.',
                     'CREATE OR REPLACE FUNCTION pymem_citus.'
                 );
-                v_new := to_regprocedure(format(
+                v_copy := to_regprocedure(format(
                     'pymem_citus.%I(%s)', v_fn.name, (SELECT oidvectortypes(p.proargtypes) FROM pg_proc AS p WHERE p.oid = v_fn.fn)
-                )) IS NULL;
+                ));
+                -- a copy whose columns changed cannot be replaced, only made again
+                IF pg_get_function_result(v_copy) <> pg_get_function_result(v_fn.fn) THEN
+                    EXECUTE format('DROP FUNCTION %s', v_copy);
+                    v_copy := NULL;
+                END IF;
+                v_new := v_copy IS NULL;
                 EXECUTE v_definition;
                 v_copy := format(
                     'pymem_citus.%I(%s)', v_fn.name, (SELECT oidvectortypes(p.proargtypes) FROM pg_proc AS p WHERE p.oid = v_fn.fn)

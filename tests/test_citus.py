@@ -291,6 +291,54 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
             conn.execute("DROP TABLE IF EXISTS pymem.notes, pymem.note_kinds")
 
 
+OLD_PENDING_REVIEWS = (
+    "RETURNS TABLE (review_id uuid, cause text, memory_id uuid, matched_id uuid,"
+    " fact_key text, similarity double precision, note text, created_at timestamptz,"
+    " content text, matched_content text) LANGUAGE sql"
+    " AS 'SELECT NULL::uuid, NULL, NULL::uuid, NULL::uuid, NULL, NULL::float8, NULL,"
+    " NULL::timestamptz, NULL, NULL'"
+)
+
+
+@citus
+def test_a_delegated_function_whose_columns_changed_is_made_again_on_every_node(fresh_dsn):
+    """A later pymem whose function gains columns (pending_reviews: attempts, last_error,
+    parked_at) on a distributed store: the wrapper and its pymem_citus copy, both with the
+    columns of before, are made again, and the copy is delegated by user_id as before."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("DROP FUNCTION pymem.pending_reviews(text)")
+        conn.execute("DROP FUNCTION pymem_citus.pending_reviews(text)")
+        conn.execute(f"CREATE FUNCTION pymem.pending_reviews(user_id text) {OLD_PENDING_REVIEWS}")
+        conn.execute(
+            f"CREATE FUNCTION pymem_citus.pending_reviews(user_id text) {OLD_PENDING_REVIEWS}"
+        )
+        conn.execute(
+            "SELECT create_distributed_function('pymem_citus.pending_reviews(text)', '$1',"
+            " colocate_with => 'pymem.memories', force_delegation => true)"
+        )
+    migrate(fresh_dsn)
+    with MemoryStore(fresh_dsn) as store:
+        first = store.upsert("ann", "Ann is allergic to peanuts", unit(0))
+        second = store.upsert("ann", "Ann avoids peanuts", at_cosine(BAND))
+        (review,) = store.pending_reviews("ann")
+    assert (review.memory_id, review.matched_id) == (second.memory_id, first.memory_id)
+    assert (review.attempts, review.last_error, review.parked_at) == (0, None, None)
+    with psycopg.connect(fresh_dsn) as conn:
+        (delegated,) = conn.execute(
+            "SELECT o.distribution_argument_index = 0 AND o.force_delegation"
+            " FROM pg_dist_object AS o"
+            " WHERE o.objid = 'pymem_citus.pending_reviews(text)'::regprocedure"
+        ).fetchone()
+        assert delegated
+        for worker in _worker_dsns(fresh_dsn):
+            with psycopg.connect(worker) as on_worker:
+                (columns,) = on_worker.execute(
+                    "SELECT pg_get_function_result('pymem_citus.pending_reviews(text)'"
+                    "::regprocedure)"
+                ).fetchone()
+                assert columns.endswith("parked_at timestamp with time zone)")
+
+
 @citus
 def test_what_citus_cannot_do_is_refused_naming_it(conn, fresh_dsn):
     store = MemoryStore(conn)

@@ -245,3 +245,30 @@ def test_a_function_whose_result_type_changed_is_made_again_in_the_load(fresh_ds
             (signature,),
         ).fetchone()
     assert result == "pymem.write_result"
+
+
+def test_a_function_whose_columns_changed_is_made_again_and_no_other_is(fresh_dsn):
+    """pymem._drop_if_columns_differ: a RETURNS TABLE function's result type is always
+    record, so its columns are compared; a store whose pending_reviews has the columns of
+    before its reviewer's failures (attempts, last_error, parked_at) gets the new ones, and
+    a store already current keeps the very function (no drop on every migrate)."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("DROP FUNCTION pymem.pending_reviews(text)")
+        conn.execute(
+            "CREATE FUNCTION pymem.pending_reviews(user_id text)"
+            " RETURNS TABLE (review_id uuid, cause text, memory_id uuid, matched_id uuid,"
+            " fact_key text, similarity double precision, note text, created_at timestamptz,"
+            " content text, matched_content text) LANGUAGE sql"
+            " AS 'SELECT NULL::uuid, NULL, NULL::uuid, NULL::uuid, NULL, NULL::float8, NULL,"
+            " NULL::timestamptz, NULL, NULL'"
+        )
+    assert migrate(fresh_dsn).applied == []
+    current = "SELECT oid, pg_get_function_result(oid) FROM pg_proc WHERE oid = %s::regprocedure"
+    with psycopg.connect(fresh_dsn) as conn:
+        oid, columns = conn.execute(current, ("pymem.pending_reviews(text)",)).fetchone()
+    assert columns.endswith(
+        "attempts integer, last_error text, parked_at timestamp with time zone)"
+    )
+    migrate(fresh_dsn)
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute(current, ("pymem.pending_reviews(text)",)).fetchone()[0] == oid

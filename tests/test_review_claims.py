@@ -150,6 +150,13 @@ def test_release_gives_back_counts_failures_waits_and_parks(store, conn):
     assert store.release_review(USER, r.review_id, "a", "x" * 3000) == "parked"
     _, attempts, error, parked, _, _ = state(conn, new)
     assert (attempts, len(error), parked) == (2, 2000, True)
+    # the app sees it among the pending ones, with its failures
+    (pending,) = store.pending_reviews(USER)
+    assert (pending.attempts, pending.last_error, pending.parked_at is not None) == (
+        2,
+        "x" * 2000,
+        True,
+    )
     assert store.claim_reviews(USER, "a") == []
     assert store.release_review(USER, r.review_id, "a", "again") == "not held"
     # a person may still decide a parked review
