@@ -48,6 +48,16 @@ BEGIN
     -- hand to that worker is refused rather than locked elsewhere
     IF current_setting('citus.propagate_set_commands', TRUE) IS NOT NULL THEN
         PERFORM pymem._citus_check_local(user_id);
+        -- a shard move by logical replication (citus_move_shard_placement, the
+        -- rebalancer) counts the target caught up once it reaches the source's
+        -- WAL write position (pg_current_wal_lsn()): a commit whose WAL is not
+        -- written yet (synchronous_commit = off: up to wal_writer_delay of
+        -- them) stays behind in the old placement and is lost. So a write of a
+        -- distributed store returns only once its WAL is written on its worker.
+        IF current_setting('synchronous_commit') = 'off'
+            AND pymem.store_shards() IS NOT NULL THEN
+            PERFORM set_config('synchronous_commit', 'local', TRUE);
+        END IF;
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended('pymem.user:' || user_id, 0));
 END;
