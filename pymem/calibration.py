@@ -145,7 +145,7 @@ def _sweep(
         "  pymem._evidence(p.a, p.b, p.sim,"
         "   jsonb_populate_record(s, jsonb_build_object('supersede_threshold', 0,"
         "    'topic_supersede_threshold', 0, 'trigram_min_similarity', %s::float8))) AS e"
-        f" FROM {table} AS p, pymem.settings AS s",
+        f" FROM {table} AS p, pymem._settings() AS s",
         (trigram_min_similarity,),
     )
     rows = conn.execute(
@@ -153,7 +153,7 @@ def _sweep(
         SELECT t, r, p.lang, p.source, p.label, count(*),
             count(*) FILTER (WHERE j.action IN ('duplicate', 'superseded'))
         FROM {table}_evidence AS p,
-            pymem.settings AS s,
+            pymem._settings() AS s,
             unnest(%s::float8[]) AS t,
             unnest(%s::float8[]) AS r,
             LATERAL pymem._decision(

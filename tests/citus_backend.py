@@ -45,6 +45,7 @@ MODULES = (
     "tests/test_consolidation.py",
     "tests/test_reviews.py",
     "tests/test_security.py",
+    "tests/test_calibration.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"
