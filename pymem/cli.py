@@ -266,6 +266,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from pymem.bench.locality import main as bench_main
     else:
         from pymem.bench.recall import main as bench_main
+    if args.dimensions is not None:
+        if args.which not in ("recall", "upsert", "import"):
+            print("pymem bench: --dimensions is for recall, upsert and import", file=sys.stderr)
+            return 2
+        if not 1 <= args.dimensions <= 16000:
+            print("pymem bench: --dimensions must be between 1 and 16000", file=sys.stderr)
+            return 2
+        return bench_main(args.dsn, quick=args.quick, dimensions=args.dimensions)
     return bench_main(args.dsn, quick=args.quick)
 
 
@@ -986,6 +994,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="one benchmark with its full log; default all of them, one table side by side",
     )
     p.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
+    p.add_argument(
+        "--dimensions",
+        type=int,
+        metavar="N",
+        help="recall, upsert, import: a store of N-d vectors (default 512) in a database of its "
+        "own; recall's table holds as many vector bytes as at 512-d (fewer rows)",
+    )
     p.add_argument(
         "--json", action="store_true", help="all, peers: print the result as one JSON object"
     )

@@ -39,50 +39,59 @@ OR regexp_replace(
 -- "3 times", "twice" / "two times", "五公里" / "5公里"), a Chinese weekday
 -- under one name ("星期六" / "礼拜六" / "周六", 天 for 日), a time without
 -- its spaces and dots ("6 a.m." / "6am"). Anything else as it is.
-CREATE OR REPLACE FUNCTION pymem._marker_value(marker text)
+-- A Chinese numeral as digits: 十五 15, 二十 20, 一百零五 105, 两万三千 23000.
+CREATE OR REPLACE FUNCTION pymem._chinese_number(numeral text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 DECLARE
-    v_words CONSTANT jsonb := '{"once": 1, "twice": 2, "thrice": 3, "two": 2,
-        "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-        "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
-        "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
-        "thousand": 1000, "dozen": 12}';
-    v_digits CONSTANT jsonb := '{"零": 0, "一": 1, "二": 2, "两": 2, "三": 3,
-        "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}';
-    v_units CONSTANT jsonb := '{"十": 10, "百": 100, "千": 1000}';
+    v_digits CONSTANT text := '零一二三四五六七八九';
     v_total bigint := 0;
     v_section bigint := 0;
     v_digit bigint;
     v_char text;
 BEGIN
-    IF v_words ? marker THEN
-        RETURN v_words ->> marker;
-    ELSIF marker ~ '^(星期|礼拜|周)[一二三四五六日天]$' THEN
-        RETURN '周' || translate(right(marker, 1), '天', '日');
-    ELSIF marker ~ '^[0-9]' THEN
-        RETURN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m');
-    ELSIF marker !~ '^[零一二两三四五六七八九十百千万]+$' THEN
-        RETURN marker;
-    END IF;
-    -- a Chinese numeral: 十五 15, 二十 20, 一百零五 105, 两万三千 23000
-    FOREACH v_char IN ARRAY regexp_split_to_array(marker, '') LOOP
-        IF v_digits ? v_char THEN
-            v_digit := (v_digits ->> v_char)::bigint;
+    FOREACH v_char IN ARRAY regexp_split_to_array(translate(numeral, '两', '二'), '') LOOP
+        IF strpos(v_digits, v_char) > 0 THEN
+            v_digit := strpos(v_digits, v_char) - 1;
         ELSIF v_char = '万' THEN
             v_total := (v_total + v_section + coalesce(v_digit, 0)) * 10000;
             v_section := 0;
             v_digit := NULL;
         ELSE
-            v_section := v_section + coalesce(v_digit, 1) * (v_units ->> v_char)::bigint;
+            v_section := v_section + coalesce(v_digit, 1)
+                * CASE v_char WHEN '十' THEN 10 WHEN '百' THEN 100 ELSE 1000 END;
             v_digit := NULL;
         END IF;
     END LOOP;
     RETURN (v_total + v_section + coalesce(v_digit, 0))::text;
 END;
 $$;
+
+-- One value however it is written, so that markers compare values, not
+-- spellings: number words and Chinese numerals as digits ("three times" /
+-- "3 times", "twice" / "two times", "五公里" / "5公里"), a Chinese weekday
+-- under one name ("星期六" / "礼拜六" / "周六", 天 for 日), a time without
+-- its spaces and dots ("6 a.m." / "6am"). Anything else as it is. SQL, so
+-- that it is inlined: it runs for every marker of every write.
+CREATE OR REPLACE FUNCTION pymem._marker_value(marker text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE
+    WHEN marker ~ '^[0-9]' THEN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m')
+    WHEN marker ~ '^[a-z]' THEN coalesce(
+        '{"once": "1", "twice": "2", "thrice": "3", "two": "2", "three": "3",
+        "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+        "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20",
+        "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+        "thousand": "1000", "dozen": "12"}'::jsonb ->> marker,
+        marker
+    )
+    WHEN marker ~ '^(星期|礼拜|周).$' THEN '周' || translate(right(marker, 1), '天', '日')
+    WHEN marker ~ '^[零一二两三四五六七八九十百千万]+$' THEN pymem._chinese_number(marker)
+    ELSE marker
+END;
 
 -- The values and negation of a text. Two texts whose markers differ state
 -- different facts however close their embeddings ("meeting at 3pm" vs

@@ -43,3 +43,15 @@ def test_locality_bench(fresh_dsn):
         assert conn.execute(
             "SELECT count(*) FROM pymem.memories WHERE user_id = %s", (locality.WRITER,)
         ).fetchone() == (0,)
+
+
+def test_bench_dimensions_is_for_the_benchmarks_that_take_it(capsys):
+    """``pymem bench --dimensions N`` (1,536-d of common hosted embedders) runs recall,
+    upsert and import on a store of its own; anything else is refused before a database is
+    touched."""
+    from pymem.cli import main
+
+    assert main(["bench", "consolidate", "--dimensions", "1536"]) == 2
+    assert "--dimensions is for recall, upsert and import" in capsys.readouterr().err
+    assert main(["bench", "recall", "--dimensions", "0"]) == 2
+    assert "between 1 and 16000" in capsys.readouterr().err

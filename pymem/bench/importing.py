@@ -153,14 +153,16 @@ def run(dsn: str, sizes: ImportSizes = FULL, out: Out = print) -> dict[str, Any]
     }
 
 
-def main(dsn: str | None = None, quick: bool = False) -> int:
+def main(dsn: str | None = None, quick: bool = False, dimensions: int | None = None) -> int:
     """``pymem bench import [--quick]``: in its own database, recreated each run."""
     from pymem.migrate import migrate
 
     name = DATABASE + ("_quick" if quick else "")
+    if dimensions is not None and dimensions != 512:
+        name += f"_{dimensions}d"
     admin, bench = bench_database(dsn, name)
     print(f"pymem bench import{' --quick' if quick else ''}: database {name} (recreated)")
     recreate_database(admin, name)
-    migrate(bench)
+    migrate(bench, dimensions=dimensions)
     result = run(bench, QUICK if quick else FULL)
     return 0 if result["exact"] else 1

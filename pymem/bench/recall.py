@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -771,11 +771,19 @@ def target_figures(results: dict[str, Any]) -> list[Measured]:
     return figures
 
 
-def main(dsn: str | None = None, quick: bool = False) -> int:
-    """``pymem bench recall [--quick]``: in ``pymem_bench_recall``, kept for the next run."""
+def main(dsn: str | None = None, quick: bool = False, dimensions: int | None = None) -> int:
+    """``pymem bench recall [--quick] [--dimensions N]``: in ``pymem_bench_recall`` (with
+    ``_<N>d`` for another dimension than 512), kept for the next run."""
     from pymem.migrate import migrate
 
+    sizes = QUICK if quick else FULL
     name = DATABASE + ("_quick" if quick else "")
+    if dimensions is not None and dimensions != 512:
+        # the same bytes of vectors as at 512-d: the same pressure on the cache
+        sizes = replace(
+            sizes, table_rows=max(sizes.table_rows * 512 // dimensions, sum(sizes.users) * 2)
+        )
+        name += f"_{dimensions}d"
     admin, bench = bench_database(dsn, name)
     exists = database_exists(admin, name)
     print(
@@ -784,6 +792,6 @@ def main(dsn: str | None = None, quick: bool = False) -> int:
     )
     if not exists:
         recreate_database(admin, name)
-    migrate(bench)
-    results = run(bench, QUICK if quick else FULL, reuse=exists)
+    migrate(bench, dimensions=dimensions)
+    results = run(bench, sizes, reuse=exists)
     return 0 if results["all_exact"] else 1

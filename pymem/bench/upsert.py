@@ -928,15 +928,17 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
     return results
 
 
-def main(dsn: str | None = None, quick: bool = False) -> int:
+def main(dsn: str | None = None, quick: bool = False, dimensions: int | None = None) -> int:
     """``pymem bench upsert [--quick]``: in a fresh database ``pymem_bench_upsert``."""
     from pymem.migrate import migrate
 
     name = DATABASE + ("_quick" if quick else "")
+    if dimensions is not None and dimensions != 512:
+        name += f"_{dimensions}d"
     admin, bench = bench_database(dsn, name)
     print(f"pymem bench upsert{' --quick' if quick else ''}: database {name} (re-created)")
     recreate_database(admin, name)
-    migrate(bench)
+    migrate(bench, dimensions=dimensions)
     try:
         results = run(bench, QUICK if quick else FULL)
     finally:
