@@ -141,7 +141,7 @@ def _check_recall(res, lines) -> None:
     users = [u for n in sizes.users for u in recall.user_ids(n)]
     assert set(res["timings"]) == {(u, text) for u in users for text in (False, True)}
     assert all(t.n == sizes.queries for t in res["timings"].values())
-    assert set(res["bare"]) == set(res["bare_alone"]) == set(users)
+    assert set(res["bare"]) == set(res["bare_alone"]) == set(res["narrow_alone"]) == set(users)
     assert all(t.n == sizes.queries for t in res["bare"].values())
     exact = res["exact"]
     assert exact["ok"], exact

@@ -408,31 +408,29 @@ def measure_recall(
 
 def measure_alone(
     dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]
-) -> tuple[dict[str, Timing], dict[str, Timing]]:
+) -> tuple[dict[str, Timing], dict[str, Timing], dict[str, Timing]]:
     """Each user on its own (no query_text): its pages stay in shared_buffers.
 
-    recall and the bare top 10 alternate query by query; returns both by user.
+    recall, the bare top 10 and the narrow table's take turns query by query (each first
+    in turn); returns the three by user.
     """
-    timings, bare = {}, {}
+    statements = {"recall": RECALL, "bare": BARE, "narrow": NARROW}
+    alone: dict[str, dict[str, Timing]] = {which: {} for which in statements}
     with connect(dsn) as conn:
         cur = conn.cursor()
         for n in sizes.users:
             for user in user_ids(n):
-                timing, floor = timings[user], bare[user] = Timing([]), Timing([])
+                for which in statements:
+                    alone[which][user] = Timing([])
                 for i in range(sizes.warmup + sizes.queries):
                     q = queries[n][i]
-                    for which in ("recall", "bare") if i % 2 else ("bare", "recall"):
+                    for which in rotated(list(statements), i):
                         t0 = time.perf_counter()
-                        if which == "bare":
-                            cur.execute(BARE, (user, q.vector, K))
-                        else:
-                            cur.execute(RECALL, (user, q.vector, K))
+                        cur.execute(statements[which], (user, q.vector, K))
                         cur.fetchall()
                         if i >= sizes.warmup:
-                            (floor if which == "bare" else timing).seconds.append(
-                                time.perf_counter() - t0
-                            )
-    return timings, bare
+                            alone[which][user].seconds.append(time.perf_counter() - t0)
+    return alone["recall"], alone["bare"], alone["narrow"]
 
 
 _DURATION = re.compile(r"duration: ([0-9.]+) ms")
@@ -637,7 +635,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         n: make_queries(qrng, texts, measured[n], sizes.warmup + sizes.queries) for n in sizes.users
     }
     timings, bare, narrow = measure_recall(dsn, sizes, queries)
-    alone, bare_alone = measure_alone(dsn, sizes, queries)
+    alone, bare_alone, narrow_alone = measure_alone(dsn, sizes, queries)
     pages = {user: (rows, nblocks) for user, rows, nblocks in blocks}
     total_pages = sum(nblocks for _, nblocks in pages.values())
     out("")
@@ -660,7 +658,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         f"   {'user':<22}{'memories':>9}{'heap pages':>11}  {'query_text':<11}"
         f"{'p50 ms':>8}{'p95 ms':>8}{'bare p50':>9}{'ratio':>7}"
         f"{'narrow p50':>11}{'ratio':>7}"
-        f"{'p50 alone':>11}{'bare alone':>11}{'ratio':>7}"
+        f"{'p50 alone':>11}{'bare alone':>11}{'ratio':>7}{'narrow alone':>13}{'ratio':>7}"
     )
     for n in sizes.users:
         for user in user_ids(n):
@@ -668,7 +666,10 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
                 tm = timings[(user, with_text)]
                 rows, nblocks = pages.get(user, (0, 0))
                 if with_text:
-                    side = f"{'-':>9}{'-':>7}{'-':>11}{'-':>7}{'-':>11}{'-':>11}{'-':>7}"
+                    side = (
+                        f"{'-':>9}{'-':>7}{'-':>11}{'-':>7}{'-':>11}{'-':>11}{'-':>7}"
+                        f"{'-':>13}{'-':>7}"
+                    )
                 else:
                     side = (
                         f"{bare[user].median_ms:>9.2f}"
@@ -677,6 +678,8 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
                         f"{tm.median_ms / narrow[user].median_ms:>6.2f}x"
                         f"{alone[user].median_ms:>11.2f}{bare_alone[user].median_ms:>11.2f}"
                         f"{alone[user].median_ms / bare_alone[user].median_ms:>6.2f}x"
+                        f"{narrow_alone[user].median_ms:>13.2f}"
+                        f"{alone[user].median_ms / narrow_alone[user].median_ms:>6.2f}x"
                     )
                 out(
                     f"   {user:<22}{rows:>9,}{nblocks:>11,}  {'yes' if with_text else 'no':<11}"
@@ -742,6 +745,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         "bare": bare,
         "narrow": narrow,
         "bare_alone": bare_alone,
+        "narrow_alone": narrow_alone,
         "split": split,
         "exact": exact,
         "decay": decay,
