@@ -2030,12 +2030,15 @@ def test_same_normalized_text_with_other_numbers_is_not_a_duplicate(store, conn)
         ("刘洋每晚跑五公里", "刘洋每晚跑5公里", True),
         ("车费一共二十五元", "车费一共25元", True),
         ("两万三千步", "23000步", True),
+        ("刘洋早晨去跑步", "刘洋早上去跑步", True),
         # a value written otherwise is still another value
         ("Maya runs three times a week", "Maya runs 4 times a week", False),
         ("Omar swims twice a week", "Omar swims three times a week", False),
         ("赵敏每周六去游泳", "赵敏每周日去游泳", False),
         ("刘洋跑了十五公里", "刘洋跑了十六公里", False),
         ("Priya gets up at 6am", "Priya gets up at 6pm", False),
+        # the part of the day is a value in Chinese as "morning" / "evening" are in English
+        ("张伟的航班早上八点起飞", "张伟的航班晚上八点起飞", False),
     ],
 )
 def test_markers_compare_values_not_their_spelling(conn, a, b, same):
