@@ -24,16 +24,25 @@ ADD ATTRIBUTE cjk boolean;
 -- too, from this cosine up (NULL: the store's settings.review_floor).
 ALTER TYPE pymem.memory_item ADD ATTRIBUTE review_floor double precision;
 
+-- Columns and their CHECKs in statements of their own, the CHECKs named as
+-- PostgreSQL names a column's: Citus refuses a column added with a
+-- constraint on a distributed store (docs/scaling.md).
 ALTER TABLE pymem.settings
 -- a duplicate by embedding of Chinese text: its own cosine and term change,
 -- fitted by pymem calibrate (the embedder scores distinct Chinese questions higher)
 ADD COLUMN cjk_dedup_threshold double precision NOT NULL DEFAULT 0.91,
-ADD COLUMN cjk_dedup_term_change double precision NOT NULL DEFAULT 0.2
-CHECK (cjk_dedup_term_change BETWEEN 0 AND 1),
+ADD COLUMN cjk_dedup_term_change double precision NOT NULL DEFAULT 0.2,
 -- with on_related = 'review': an insert whose nearest neighbour is below the
 -- related band, at or above this cosine, queues that pair too (NULL: off)
-ADD COLUMN review_floor double precision CHECK (review_floor BETWEEN 0 AND 1),
-ADD CONSTRAINT settings_cjk_dedup_threshold_check
+ADD COLUMN review_floor double precision;
+
+ALTER TABLE pymem.settings ADD CONSTRAINT settings_cjk_dedup_term_change_check
+CHECK (cjk_dedup_term_change BETWEEN 0 AND 1);
+
+ALTER TABLE pymem.settings ADD CONSTRAINT settings_review_floor_check
+CHECK (review_floor BETWEEN 0 AND 1);
+
+ALTER TABLE pymem.settings ADD CONSTRAINT settings_cjk_dedup_threshold_check
 CHECK (cjk_dedup_threshold BETWEEN supersede_threshold AND 1);
 
 UPDATE pymem.schema_info SET version = 16;

@@ -23,7 +23,10 @@ WHERE kind = 'event';
 ALTER TABLE pymem.settings
 -- the cosine from which that pair is queued (a contradiction scores lower
 -- than a restatement; fitted on the development stream, docs/eval.md)
-ADD COLUMN cross_kind_review_floor double precision NOT NULL DEFAULT 0.4
+ADD COLUMN cross_kind_review_floor double precision NOT NULL DEFAULT 0.4;
+
+-- its CHECK apart and named: Citus refuses a column added with a constraint
+ALTER TABLE pymem.settings ADD CONSTRAINT settings_cross_kind_review_floor_check
 CHECK (cross_kind_review_floor BETWEEN 0 AND 1);
 
 UPDATE pymem.schema_info SET version = 17;

@@ -291,6 +291,48 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
             conn.execute("DROP TABLE IF EXISTS pymem.notes, pymem.note_kinds")
 
 
+@citus
+def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
+    """A store distributed at an earlier release takes the migrations written since
+    (0016, 0017: columns with CHECKs on the reference table pymem.settings, an attribute of a
+    type, a column of pymem.kinds); Citus refuses a column added with its constraint in one
+    command, so a migration adds them apart. Rolled back here with yoyo, then applied by
+    `pymem migrate` on the distributed store."""
+    from yoyo import get_backend, read_migrations
+
+    from pymem.migrate import citus_settings, extension_schemas, migrations_dir, yoyo_uri
+
+    with psycopg.connect(fresh_dsn) as conn:
+        backend = get_backend(
+            yoyo_uri(fresh_dsn, extension_schemas(conn), "5s", citus_settings("distributed"))
+        )
+    try:
+        latest = read_migrations(str(migrations_dir())).filter(
+            lambda m: m.id.split(".", 1)[0] in ("0016", "0017")
+        )
+        with backend.lock():
+            backend.rollback_migrations(backend.to_rollback(latest))
+    finally:
+        backend.connection.close()
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT version FROM pymem.schema_info").fetchone() == (15,)
+    assert [m.split(".", 1)[0] for m in migrate(fresh_dsn).applied] == ["0016", "0017"]
+    for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
+        with psycopg.connect(node) as conn:
+            assert conn.execute(
+                "SELECT review_floor, cross_kind_review_floor FROM pymem.settings"
+            ).fetchone() == (None, 0.4)
+            assert conn.execute(
+                "SELECT review_against FROM pymem.kinds WHERE kind = 'event'"
+            ).fetchone() == (["fact", "preference", "habit", "profile"],)
+    with psycopg.connect(fresh_dsn) as conn, pytest.raises(psycopg.errors.CheckViolation):
+        conn.execute("UPDATE pymem.settings SET cross_kind_review_floor = 2")
+    with MemoryStore(fresh_dsn) as store:
+        veg = store.upsert("ann", "Ann is vegetarian", unit(0), "preference")
+        steak = store.upsert("ann", "Ann had a steak", at_cosine(0.5), "event", review_floor=0.6)
+    assert steak.matched_id == veg.memory_id
+
+
 OLD_PENDING_REVIEWS = (
     "RETURNS TABLE (review_id uuid, cause text, memory_id uuid, matched_id uuid,"
     " fact_key text, similarity double precision, note text, created_at timestamptz,"
