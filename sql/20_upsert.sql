@@ -378,6 +378,7 @@ BEGIN
     FROM pymem.memories AS m
     WHERE m.user_id = _nearest_other_kind.user_id
         AND m.kind = ANY (v_against)
+        AND m.kind <> item.kind
         AND m.consolidated_into IS NULL
         AND m.deleted_at IS NULL
         AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
@@ -691,6 +692,9 @@ BEGIN
     UPDATE pymem.memories AS m
     SET content = item.content,
         embedding = item.embedding,
+        -- a reviewer's supersede of a pair of two kinds (an event queued
+        -- against a preference) gives the survivor the newer one's kind
+        kind = coalesce(item.kind, m.kind),
         -- the old canonical statement described the old content
         canonical = item.canonical,
         topic = coalesce(item.topic, m.topic),

@@ -1131,6 +1131,9 @@ ROLE_SWAPS = [
     ("alpha bravo charlie delta golf", "alpha delta bravo charlie golf", False),
     # the little words that linked the parties kept
     ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", True),
+    # values that trade places, however each is spelled
+    ("Ana runs 3 km on Monday and 5 km on Friday",
+     "Ana runs five km on Monday and three km on Friday", True),
 ]  # fmt: skip
 
 
@@ -1217,6 +1220,21 @@ def test_with_a_reviewer_an_event_is_checked_against_the_standing_memory_nearest
     assert near.matched_id == veg.memory_id
     with pytest.raises(psycopg.errors.CheckViolation), conn.transaction():
         conn.execute("UPDATE pymem.settings SET cross_kind_review_floor = -0.1")
+    # a reviewer who supersedes such a pair gives the survivor the newer one's kind
+    survivor = store.resolve_review(USER, steak.memory_id, "supersede", reason="ate meat")
+    assert survivor == veg.memory_id
+    assert conn.execute(
+        "SELECT content, kind FROM pymem.memories WHERE id = %s", (survivor,)
+    ).fetchone() == ("Ivo had a steak yesterday", "event")
+
+
+def test_a_kind_reviewed_against_itself_is_not_another_kind(store, conn):
+    """A kind listed in its own review_against is no other kind: its neighbours are the
+    write's own below-band ones, with review_floor, not the cross-kind floor."""
+    conn.execute("UPDATE pymem.kinds SET review_against = '{event,fact}' WHERE kind = 'event'")
+    store.upsert(USER, "Ivo went to Lisbon", unit(0), "event")
+    near = store.upsert(USER, "Ivo flew to Porto", at_cosine(0.45), "event", review_floor=0.6)
+    assert (near.matched_id, near.rule) == (None, "no close memory")
 
 
 def test_an_events_own_kind_in_the_band_stays_the_pair_reviewed(store):
@@ -2030,6 +2048,9 @@ def test_same_normalized_text_with_other_numbers_is_not_a_duplicate(store, conn)
         ("刘洋每晚跑五公里", "刘洋每晚跑5公里", True),
         ("车费一共二十五元", "车费一共25元", True),
         ("两万三千步", "23000步", True),
+        ("十一月去北京", "11月去北京", True),
+        ("月薪两千五", "月薪2500", True),
+        ("一万五的预算", "15000的预算", True),
         ("刘洋早晨去跑步", "刘洋早上去跑步", True),
         # a value written otherwise is still another value
         ("Maya runs three times a week", "Maya runs 4 times a week", False),
@@ -2039,6 +2060,12 @@ def test_same_normalized_text_with_other_numbers_is_not_a_duplicate(store, conn)
         ("Priya gets up at 6am", "Priya gets up at 6pm", False),
         # the part of the day is a value in Chinese as "morning" / "evening" are in English
         ("张伟的航班早上八点起飞", "张伟的航班晚上八点起飞", False),
+        # a 一 after the first character is part of the numeral
+        ("十点开会", "十一点开会", False),
+        ("10月去北京", "十一月去北京", False),
+        ("二十天", "二十一天", False),
+        # the spoken short form is not the one with 零
+        ("月薪两千五", "月薪两千零五", False),
     ],
 )
 def test_markers_compare_values_not_their_spelling(conn, a, b, same):
@@ -2049,6 +2076,12 @@ def test_markers_compare_values_not_their_spelling(conn, a, b, same):
         "SELECT pymem._fact_markers(%s) = pymem._fact_markers(%s)", (a, b)
     ).fetchone()
     assert equal is same
+
+
+def test_a_numeral_of_any_length_is_a_value_not_an_error(conn):
+    """pymem._chinese_number counts in numeric: a run of 万 is written, not an overflow."""
+    (markers,) = conn.execute("SELECT pymem._fact_markers('一万万万万万万万万元')").fetchone()
+    assert markers == [str(10**32)]
 
 
 def test_other_topics_do_not_hide_a_same_topic_match(store):
