@@ -32,6 +32,9 @@ memory takes the newer text.
 - "keep_both": two different facts; both stay.
 - "conflict": they contradict each other and only the user can say which is true; both \
 stay, and the user is asked.
+Memories of two kinds (an event against a preference, a habit or a fact) are one fact \
+only when they say the same thing: an event that goes against a standing fact ("had fish \
+tacos" against "is vegetarian") is a "conflict", not a "supersede".
 When unsure, answer "keep_both": nothing is lost. Answer with one JSON object and \
 nothing else: {"decision": "duplicate" | "supersede" | "keep_both" | "conflict", \
 "reason": "<one short sentence>"}"""
