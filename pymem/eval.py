@@ -637,7 +637,8 @@ def format_report(result: dict[str, Any], out: Callable[[str], None] = print) ->
     )
     out(
         f"+below band: the same with review_floor = {result['review_floor']}: the nearest"
-        " neighbour below the related band is queued too"
+        " neighbour below the related band is queued too, and an event with the standing"
+        " memory nearest it (pymem.kinds.review_against, settings.cross_kind_review_floor)"
     )
     paraphrases = result["pymem_decisions_by_label"].get("paraphrase", {})
     if paraphrases:
