@@ -122,7 +122,9 @@ def _check_upsert(res, lines) -> None:
     _printed(lines, "connections writing the same")
     assert res["batch"]["batch"].n == sizes.batch_reps
     assert sum(res["batch"]["actions"].values()) == sizes.batch_reps * sizes.batch_size
-    assert [v["figure"] for v in res["targets"]] == ["batch_over_floor"]
+    assert [v["figure"] for v in res["targets"]] == ["batch_over_floor", "new_fact_over_floor"]
+    # the single calls of new facts and their floor, one call each, side by side
+    assert res["batch"]["new_fact"].n == res["batch"]["new_fact_floor"].n > 0
     assert res["exact"] is True
 
 

@@ -70,6 +70,17 @@ TARGETS: tuple[Target, ...] = (
         " (target 1.3x); docs/sql-api.md, upsert_memory_arrays (within 1.3x of its floor)",
     ),
     Target(
+        "new_fact_over_floor",
+        "batch",
+        "upsert_memory of a new fact - its floor (bare nearest-8 scan + plain INSERT, one call)",
+        "<=",
+        0.3,
+        "over",
+        1_000,
+        "docs/benchmarks.md, Write path, 'also measured': upsert_memory, a new fact"
+        " (target: its floor + 0.3 ms)",
+    ),
+    Target(
         "import_over_insert",
         "import",
         "pymem import / plain one-row INSERTs of the same lines",

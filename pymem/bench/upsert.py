@@ -309,7 +309,7 @@ def build_layout(sizes: UpsertSizes, rng: np.random.Generator, texts: TextGen, d
             for method in METHODS:
                 layout.add(user_id(sc.per_user, b, method), user, offset)
     offset = layout.pool(layout.batch_user)
-    for owner in ("batch-call", "batch-typed", "batch-single", "batch-bare"):
+    for owner in ("batch-call", "batch-typed", "batch-single", "batch-bare", "batch-bare-single"):
         layout.add(owner, layout.batch_user, offset)
     filler = max(0, sizes.table_rows - len(layout.rows_user))
     k = 0
@@ -633,8 +633,11 @@ def lookup_comparison(
 def batch_comparison(
     dsn: str, sizes: UpsertSizes, base: BaseUser, texts: TextGen, rng: np.random.Generator
 ) -> dict[str, Any]:
-    """upsert_memories with a batch vs as many upsert_memory calls, on two copies of a user."""
+    """upsert_memories with a batch vs as many upsert_memory calls, on copies of a user; and
+    each single call of a new fact against its floor, the same bare scan + INSERT in a call
+    of its own (one round trip and one commit each, as the upsert_memory call)."""
     batch_t, typed_t, single_t, bare_t, encode_t = (Timing([]) for _ in range(5))
+    new_fact_t, new_fact_floor_t = Timing([]), Timing([])
     same = True
     actions: Counter = Counter()
     with connect(dsn) as conn:
@@ -653,7 +656,7 @@ def batch_comparison(
             contents = [op.content for op in ops]
             vectors = [op.embedding.astype(np.float32) for op in ops]
             decisions = {}
-            for way in rotated(["batch", "typed", "single", "bare"], rep):
+            for way in rotated(["batch", "typed", "single", "bare", "bare single"], rep):
                 t0 = time.perf_counter()
                 if way == "batch":
                     rows = cur.execute(UPSERT_BATCH, ("batch-call", payload)).fetchall()
@@ -671,12 +674,24 @@ def batch_comparison(
                         ("batch-bare", contents, vectors),
                     ).fetchone()
                     bare_t.seconds.append(time.perf_counter() - t0)
+                elif way == "bare single":
+                    for op, vector in zip(ops, vectors, strict=True):
+                        t0 = time.perf_counter()
+                        cur.execute(
+                            "SELECT pg_temp.bare_batch(%s, %s::text[], %b::vector[])",
+                            ("batch-bare-single", [op.content], [vector]),
+                        ).fetchone()
+                        if op.shape == "new":
+                            new_fact_floor_t.seconds.append(time.perf_counter() - t0)
                 else:
                     total, got = 0.0, []
                     for op in ops:
                         t0 = time.perf_counter()
                         row = upsert_memory(cur, "batch-single", op, None)
-                        total += time.perf_counter() - t0
+                        took = time.perf_counter() - t0
+                        total += took
+                        if op.shape == "new":
+                            new_fact_t.seconds.append(took)
                         got.append((row[1], row[2]))
                     single_t.seconds.append(total)
                     decisions["single"] = got
@@ -687,6 +702,8 @@ def batch_comparison(
         "typed": typed_t,
         "single": single_t,
         "bare": bare_t,
+        "new_fact": new_fact_t,
+        "new_fact_floor": new_fact_floor_t,
         "encode": encode_t,
         "same": same,
         "actions": actions,
@@ -800,7 +817,14 @@ def target_figures(results: dict[str, Any], sizes: UpsertSizes) -> list[Measured
             bt["typed"].median_ms / bt["bare"].median_ms,
             case=f"{sizes.batch_size} facts, a user with {sizes.batch_user_memories:,} memories",
             base=bt["bare"].median_ms,
-        )
+        ),
+        Measured(
+            "new_fact_over_floor",
+            bt["new_fact"].median_ms - bt["new_fact_floor"].median_ms,
+            sizes.batch_user_memories,
+            f"a user with {sizes.batch_user_memories:,} memories",
+            bt["new_fact_floor"].median_ms,
+        ),
     ]
 
 
@@ -899,6 +923,12 @@ def run(dsn: str, sizes: UpsertSizes = FULL, out: Out = print) -> dict[str, Any]
     out(
         f"   outcome: {_actions(bt['actions'])}; batch decisions = typed = single-call "
         f"decisions (action, similarity): {bt['same']}"
+    )
+    nf, floor = bt["new_fact"].median_ms, bt["new_fact_floor"].median_ms
+    out(
+        f"   a single upsert_memory call of a new fact: median {nf:.2f} ms "
+        f"({len(bt['new_fact'].seconds)} calls); its floor, the bare exact nearest-8 scan + "
+        f"plain INSERT in a call of its own: {floor:.2f} ms; +{nf - floor:.2f} ms"
     )
 
     writers, facts = 8, 2 * sizes.batch_size
