@@ -120,6 +120,26 @@ RETURN CASE
     ELSE marker
 END;
 
+-- A text's values in the order they first appear, each as pymem._marker_value
+-- spells it ("runs 3 times, swims twice": {3, 2}).
+CREATE OR REPLACE FUNCTION pymem._values_in_order(content text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN array(
+    SELECT v.value
+    FROM (
+        SELECT
+            m.i,
+            pymem._marker_value(m.m[1]) AS value
+        FROM regexp_matches(
+            pymem._strip_intensifiers(content), pymem._value_pattern(), 'g'
+        ) WITH ORDINALITY AS m (m, i)
+    ) AS v
+    GROUP BY v.value
+    ORDER BY min(v.i)
+);
+
 -- The values and negation of a text. Two texts whose markers differ state
 -- different facts however close their embeddings ("meeting at 3pm" vs
 -- "meeting at 4pm", "likes cats" vs "doesn't like cats").
@@ -128,16 +148,14 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 RETURN array(
-    SELECT DISTINCT pymem._marker_value(m.marker) AS value
+    SELECT m.value
     FROM (
-        SELECT (regexp_matches(
-            pymem._strip_intensifiers(content), pymem._value_pattern(), 'g'
-        ))[1] AS marker
-        UNION ALL
+        SELECT unnest(pymem._values_in_order(content)) AS value
+        UNION
         SELECT 'NOT'
         WHERE pymem._negated(content)
     ) AS m
-    ORDER BY value
+    ORDER BY m.value
 );
 
 -- The text with every value replaced by 0, normalized: "My A1C is 7.2%"
@@ -332,26 +350,6 @@ RETURN array(
     SELECT m.m[1] FROM regexp_matches(content, pattern, 'g') WITH ORDINALITY AS m (m, i)
     GROUP BY m.m[1]
     ORDER BY min(m.i)
-);
-
--- A text's values in the order they first appear, each as pymem._marker_value
--- spells it ("runs 3 times, swims twice": {3, 2}).
-CREATE OR REPLACE FUNCTION pymem._values_in_order(content text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
-RETURN array(
-    SELECT v.value
-    FROM (
-        SELECT
-            m.i,
-            pymem._marker_value(m.m[1]) AS value
-        FROM regexp_matches(
-            pymem._strip_intensifiers(content), pymem._value_pattern(), 'g'
-        ) WITH ORDINALITY AS m (m, i)
-    ) AS v
-    GROUP BY v.value
-    ORDER BY min(v.i)
 );
 
 -- The same items in another order ("3pm, 5pm" / "5pm, 3pm").
