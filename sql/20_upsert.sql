@@ -426,7 +426,6 @@ DECLARE
     -- computed once: inside the query a generic plan may evaluate it (three
     -- regexp passes) for every row of the user it filters
     v_fingerprint uuid := pymem._fingerprint(item.content);
-    v_markers text[] := pymem._fact_markers(item.content);
     -- where a neighbour starts to matter: the related band, or the review
     -- floor below it when a reviewer sees what is queued
     v_band double precision := CASE
@@ -470,7 +469,9 @@ BEGIN
             AND m.kind = item.kind
             AND m.deleted_at IS NULL
             AND m.fingerprint = v_fingerprint
-            AND pymem._fact_markers(m.content) = v_markers
+            -- the new text's markers are read only when a row has its fingerprint:
+            -- a new fact has none, and its markers are most of a write's text work
+            AND pymem._fact_markers(m.content) = pymem._fact_markers(item.content)
     ) AS c
     -- rows of one batch share created_at: the canonical match, then the id,
     -- so the same store always picks the same row
