@@ -135,7 +135,7 @@ BEGIN
     LOOP
         FOR v_row IN
             WITH pool AS MATERIALIZED (
-                SELECT r.*, greatest(r.rel, r.rel * v_floor) AS bound
+                SELECT r.*
                 FROM (
                     SELECT
                         s.id, s.kind, s.importance, s.decay_rate, s.last_access_at, s.sim, s.lex,
@@ -161,7 +161,11 @@ BEGIN
                     ) AS s
                     WHERE recall.min_similarity IS NULL OR s.sim >= recall.min_similarity
                 ) AS r
-                ORDER BY bound DESC
+                -- the bound, greatest(rel, rel * floor), rises with rel (the floor
+                -- is in [0, 1]): the rows of the highest bound are those of the
+                -- highest rel, and a sort by rel spares the scan the bound's
+                -- expression on every row
+                ORDER BY r.rel DESC
                 LIMIT v_pool + 1
             ),
             scored AS (
@@ -189,7 +193,11 @@ BEGIN
                 v_pool IS NULL OR (SELECT count(*) FROM pool) <= v_pool OR (
                     count(*) OVER () = recall.k
                     AND min(sc.final_score) OVER () > (
-                        SELECT min(p.bound) + 1e-9 * (1 + abs(min(p.bound))) FROM pool AS p
+                        SELECT b.bound + 1e-9 * (1 + abs(b.bound))
+                        FROM (
+                            SELECT greatest(min(p.rel), min(p.rel) * v_floor) AS bound
+                            FROM pool AS p
+                        ) AS b
                     )
                 ) AS proven
             FROM scored AS sc

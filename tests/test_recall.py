@@ -417,6 +417,20 @@ def test_recall_beyond_the_first_pool_equals_the_formula(store, sql, head, answe
             assert all(h.content.startswith("answer") for h in hits[: min(k, answer[0])])
 
 
+
+def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
+    """The rows left out of the first pool score at most their relevance times the floor
+    when it is negative: the closest one (cosine -0.3, full strength: score -0.3) is beaten
+    by a row outside the pool (cosine -0.4, no strength: -0.4 * 0.5 = -0.2), which a bound of
+    the pool's lowest relevance (-0.32) alone would have left out."""
+    _bulk(sql, 1, -0.3, 1.0, other=1, label="head")
+    _bulk(sql, 100, -0.32, 1.0, other=2, label="fill")
+    _bulk(sql, 5, -0.4, 0.0, other=3, label="answer")
+    hits = store.recall(USER, Q, 1)
+    assert ids(hits) == _ranked_by_formula(sql, 1)
+    assert hits[0].content.startswith("answer")
+    assert hits[0].score == pytest.approx(-0.2, abs=1e-6)
+
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
 
 
