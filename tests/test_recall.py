@@ -417,7 +417,6 @@ def test_recall_beyond_the_first_pool_equals_the_formula(store, sql, head, answe
             assert all(h.content.startswith("answer") for h in hits[: min(k, answer[0])])
 
 
-
 def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
     """The rows left out of the first pool score at most their relevance times the floor
     when it is negative: the closest one (cosine -0.3, full strength: score -0.3) is beaten
@@ -430,6 +429,7 @@ def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
     assert ids(hits) == _ranked_by_formula(sql, 1)
     assert hits[0].content.startswith("answer")
     assert hits[0].score == pytest.approx(-0.2, abs=1e-6)
+
 
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
 
