@@ -373,12 +373,9 @@ def measure_recall(
     table's by user, measured side by side on the same queries.
     """
     floors = ("bare", "narrow")
-    variants = [
-        (user, n, mode)
-        for n in sizes.users
-        for user in user_ids(n)
-        for mode in ("", "text", *floors)
-    ]
+    modes = ("", "text", *floors)
+    users = [(user, n) for n in sizes.users for user in user_ids(n)]
+    variants = [(user, n, mode) for user, n in users for mode in modes]
     timings = {
         (user, mode == "text"): Timing([]) for user, _, mode in variants if mode not in floors
     }
@@ -387,7 +384,10 @@ def measure_recall(
     with connect(dsn) as conn:
         cur = conn.cursor()
         for i in range(sizes.warmup + sizes.queries):
-            for user, n, mode in rotated(variants, i):
+            # the users in turn, and within each user the four in turn: the first to
+            # read a user's pages after the other users' is each of them as often
+            round_ = [(u, n, m) for u, n in rotated(users, i) for m in rotated(modes, i)]
+            for user, n, mode in round_:
                 q = queries[n][i]
                 t0 = time.perf_counter()
                 if mode == "text":
