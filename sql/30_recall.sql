@@ -47,7 +47,7 @@ END;
 -- lies in [floor, 1] (decay_score is in [0, 1]), so a memory's score is at
 -- most its relevance (times the floor when the relevance is negative).
 -- The scan computes only the relevance of every row and keeps the
--- 8k + 64 rows with the highest bound; the decay, the
+-- 8k + 64 rows with the highest bound (the highest relevance); the decay, the
 -- kinds' rates and the wide columns are read for those rows alone. The
 -- pool is the answer when it held every row, or when its k-th exact
 -- score is above the bound of every row left out (the pool's smallest
