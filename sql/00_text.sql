@@ -508,10 +508,13 @@ $$;
 --     terms it passes (pymem._moved_block: "a company in Toronto" / "a
 --     Toronto company").
 -- And the same order is a role swap when one side only is a passive with
--- its agent ("Kenji was hired by Daniel" / "Kenji hired Daniel"), or when
+-- its agent ("Kenji was hired by Daniel" / "Kenji hired Daniel"), when
 -- the values or the pronouns, which are no content terms, trade places
 -- ("the 19th best film at the 7th festival" / "the 7th best film at the
--- 19th festival", "你讨厌我" / "我讨厌你").
+-- 19th festival", "你讨厌我" / "我讨厌你"), or when a relation said with a
+-- possessive on one side and with "of" on the other has another owner
+-- ("Kenji's boss is Daniel" / "Kenji is the boss of Daniel",
+-- pymem._other_owner).
 -- (Made with more OUT parameters than before migration 0016, which CREATE OR
 -- REPLACE cannot do: the earlier form is dropped here, in the load's one
 -- transaction.)
@@ -604,7 +607,8 @@ BEGIN
         OR pymem._traded_places(
             pymem._in_order(lower(a), pymem._pronoun_pattern()),
             pymem._in_order(lower(b), pymem._pronoun_pattern())
-        );
+        )
+        OR pymem._other_owner(a, b);
 END;
 $$;
 
@@ -641,6 +645,57 @@ RETURN '{"wife": "wife", "wives": "wife", "husband": "husband", "spouse": "spous
   "室友": "roommate", "邻居": "neighbour", "同事": "colleague", "老板": "boss",
   "领导": "boss", "老师": "teacher", "学生": "student", "同学": "classmate",
   "房东": "landlord"}'::jsonb;
+
+-- Who owns each relation a text names, and how it is said: "Kenji's boss"
+-- is the boss of Kenji said with a possessive, "the boss of Kenji" with
+-- "of". An owner is a name or a word for a person ("the user's sister",
+-- "a colleague of Maya"): "a woman's risk" / "the risk of cancer" is
+-- grammar, not possession, and a time owns nothing ("today's paper").
+CREATE OR REPLACE FUNCTION pymem._possessions(
+    content text, OUT noun text, OUT owner text, OUT by_of boolean
+)
+RETURNS SETOF record
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT DISTINCT pymem._synonym(pymem._stem(lower(p.noun))), lower(p.owner), p.by_of
+    FROM (
+        SELECT m.m[2] AS noun, m.m[1] AS owner, FALSE AS by_of
+        FROM regexp_matches(content, '([[:alpha:]]+)''s\s+([[:alpha:]]+)', 'g') AS m (m)
+        UNION ALL
+        SELECT m.m[1], m.m[2], TRUE
+        FROM regexp_matches(
+            content,
+            '\m(?:the|a|an)\s+([[:alpha:]]+)\s+of\s+'
+            || '(?:(?:the|a|an|this|that|his|her|their|my|your|our)\s+)?([[:alpha:]]+)',
+            'gi'
+        ) AS m (m)
+    ) AS p
+    WHERE (
+        p.owner ~ '^[[:upper:]]'
+        AND lower(p.owner) !~ ('^(' || pymem._value_pattern() || ')$')
+    )
+    OR lower(p.owner) = 'user'
+    OR pymem._person_words() ? lower(p.owner)
+$$;
+
+-- Whether a relation said with a possessive in one text and with "of" in
+-- the other has another owner ("Kenji's boss is Daniel" / "Kenji is the
+-- boss of Daniel"): the names keep their order, and their roles change.
+CREATE OR REPLACE FUNCTION pymem._other_owner(a text, b text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT EXISTS (
+        SELECT
+        FROM pymem._possessions(a) AS x
+        INNER JOIN pymem._possessions(b) AS y ON x.noun = y.noun AND x.by_of <> y.by_of
+        WHERE x.owner <> y.owner
+            -- unless the owner of a's relation owns it in b too, said the other way
+            AND (x.noun, x.owner) NOT IN (SELECT z.noun, z.owner FROM pymem._possessions(b) AS z)
+    )
+$$;
 
 -- The people a text names: capitalized words that are no function words or
 -- titles ('N:' and the word's stem), and words for a person the

@@ -1083,6 +1083,8 @@ DECISIONS = [
     ("The user's sister babysits Kim's kids", "Kim's sister babysits the user's kids", 0.99,
      "inserted", RELATED),
     ("Ada was hired by Kim", "Ada hired Kim", 0.99, "inserted", RELATED),
+    # a relation said with a possessive, then with "of", that changes hands
+    ("Ivo's boss is Kim", "Ivo is the boss of Kim", 0.99, "inserted", RELATED),
     ("何静是胡明的领导", "胡明是何静的领导", 0.99, "inserted", RELATED),
     ("你讨厌我", "我讨厌你", 0.99, "inserted", RELATED),
     ("Ranked 19th in the poll of the 7th year", "Ranked 7th in the poll of the 19th year", 0.99,
@@ -1131,6 +1133,10 @@ ROLE_SWAPS = [
     ("alpha bravo charlie delta golf", "alpha delta bravo charlie golf", False),
     # the little words that linked the parties kept
     ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", True),
+    # the same order, a relation of another owner (pymem._other_owner) ...
+    ("Ivo's boss is Kim", "Ivo is the boss of Kim", True),
+    # ... and of the same owner, said the other way
+    ("Kim is Ivo's boss", "Kim is the boss of Ivo", False),
     # values that trade places, however each is spelled
     ("Ana runs 3 km on Monday and 5 km on Friday",
      "Ana runs five km on Monday and three km on Friday", True),
@@ -1143,6 +1149,29 @@ def test_which_other_order_is_a_role_swap(sql, old, new, swap):
         "SELECT role_swap FROM pymem._term_difference(%s, %s)", (old, new)
     ).fetchone()
     assert found is swap
+
+
+OWNERS = [
+    # a relation said with a possessive, then with "of": its owner changed
+    ("Ivo's boss is Kim", "Ivo is the boss of Kim", True),
+    ("Ivo's boss is Kim", "Kim is the boss of Ivo", False),
+    # the owner of the first relation owns it in the second too
+    ("Ivo's boss is Kim", "Kim is the boss of Ivo and the boss of Ada", False),
+    # another owner said the same way is another person, which same_people reads
+    ("Ivo's boss is Kim", "Ada's boss is Kim", False),
+    # an owner is a name or a word for a person; a time owns nothing
+    ("A woman's risk of cancer rose", "The risk of cancer rose for a woman", False),
+    ("Today's paper quotes Kim", "Kim is quoted in the paper of Kim", False),
+    ("The user's sister lives in Lima", "The user lives with the sister of Ada", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "other"), OWNERS)
+def test_a_relation_changes_hands_when_its_owner_does(sql, old, new, other):
+    """pymem._other_owner: "Kenji's boss is Daniel" / "Kenji is the boss of Daniel" keep
+    the names in order and swap their roles."""
+    (found,) = sql.execute("SELECT pymem._other_owner(%s, %s)", (old, new)).fetchone()
+    assert found is other
 
 
 def _step(conn, old: str, new: str, cosine: float, **settings) -> tuple:
