@@ -687,13 +687,14 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
+    WITH y AS MATERIALIZED (SELECT * FROM pymem._possessions(b))
     SELECT EXISTS (
         SELECT
         FROM pymem._possessions(a) AS x
-        INNER JOIN pymem._possessions(b) AS y ON x.noun = y.noun AND x.by_of <> y.by_of
+        INNER JOIN y ON x.noun = y.noun AND x.by_of <> y.by_of
         WHERE x.owner <> y.owner
             -- unless the owner of a's relation owns it in b too, said the other way
-            AND (x.noun, x.owner) NOT IN (SELECT z.noun, z.owner FROM pymem._possessions(b) AS z)
+            AND (x.noun, x.owner) NOT IN (SELECT z.noun, z.owner FROM y AS z)
     )
 $$;
 
