@@ -48,19 +48,13 @@ END;
 -- most its relevance (times the floor when the relevance is negative).
 -- The scan computes only the relevance of every row and keeps the
 -- 8k + 64 rows with the highest bound (the highest relevance); the decay, the
--- kinds' rates, the tier and the wide columns are read for those rows alone,
--- by their place in the heap. The scan reads no column that lies past the
--- vector in the row (any of them cost ~0.2 us a row, 15% of recall at 10,000
--- memories): the live filters are the predicates of memories_open_idx and
--- memories_expiring_idx (migration 0018), and a cold row takes a place in the
--- pool and is dropped after it (the tier stays out of every index, for HOT
--- decay). The pool is the answer when it held every row, or when its k-th
--- exact score is above the bound of every row left out (the pool's smallest
+-- kinds' rates and the wide columns are read for those rows alone. The
+-- pool is the answer when it held every row, or when its k-th exact
+-- score is above the bound of every row left out (the pool's smallest
 -- bound); otherwise the same statement runs again with a pool 16 times
 -- larger, then with every row. Ties and rounding go to another pass,
 -- never to a guess. On random 512-d vectors, 4% of the queries of a
--- 10k-memory user needed a second pass, none of a 1k-memory user; a user
--- whose closest memories are cold needs more (docs/benchmarks.md).
+-- 10k-memory user needed a second pass, none of a 1k-memory user.
 CREATE OR REPLACE FUNCTION pymem.recall(
     user_id text,
     query_embedding vector,
@@ -147,37 +141,25 @@ BEGIN
             WITH pool AS MATERIALIZED (
                 SELECT r.*
                 FROM (
-                    SELECT s.tid, s.id, s.sim, s.lex, s.sim + v_weight * s.lex + s.boost AS rel
+                    SELECT
+                        s.id, s.kind, s.importance, s.decay_rate, s.last_access_at, s.sim, s.lex,
+                        s.boost, s.sim + v_weight * s.lex + s.boost AS rel
                     FROM (
                         SELECT
-                            m.tid, m.id,
+                            m.id, m.kind, m.importance, m.decay_rate, m.last_access_at,
                             1 - (m.embedding <=> recall.query_embedding) AS sim,
                             CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS boost,
                             CASE WHEN v_token_count > 0 THEN (
                                 SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
                                 FROM unnest(v_tokens) AS t
                             )::double precision / v_token_count ELSE 0 END AS lex
-                        FROM (
-                            -- the live rows without an end, then those whose end is
-                            -- ahead: each branch's filter is its index's predicate,
-                            -- so the scan reads nothing of a row past its vector
-                            SELECT o.ctid AS tid, o.id, o.kind, o.content, o.embedding
-                            FROM pymem.memories AS o
-                            WHERE o.user_id = recall.user_id
-                                AND o.consolidated_into IS NULL
-                                AND o.deleted_at IS NULL
-                                AND o.valid_until IS NULL
-                                AND (recall.kinds IS NULL OR o.kind = ANY(recall.kinds))
-                            UNION ALL
-                            SELECT e.ctid, e.id, e.kind, e.content, e.embedding
-                            FROM pymem.memories AS e
-                            WHERE e.user_id = recall.user_id
-                                AND e.consolidated_into IS NULL
-                                AND e.deleted_at IS NULL
-                                AND e.valid_until IS NOT NULL
-                                AND e.valid_until > recall.at
-                                AND (recall.kinds IS NULL OR e.kind = ANY(recall.kinds))
-                        ) AS m
+                        FROM pymem.memories AS m
+                        WHERE m.user_id = recall.user_id
+                            AND m.consolidated_into IS NULL
+                            AND m.deleted_at IS NULL
+                            AND (recall.include_cold OR m.tier = 'hot')
+                            AND (m.valid_until IS NULL OR m.valid_until > recall.at)
+                            AND (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
                         -- a fence: each row's distance is computed once, not once per use
                         OFFSET 0
                     ) AS s
@@ -191,33 +173,29 @@ BEGIN
                 LIMIT v_pool + 1
             ),
             scored AS (
-                -- the pool's rows read again by their place in the heap, for what
-                -- the scan left out: the tier (a cold row takes a place in the pool
-                -- and is dropped here), the decay and the columns returned
                 SELECT
-                    p.id, p.sim, p.lex, d.strength,
-                    p.rel * (v_floor + (1 - v_floor) * d.strength) AS final_score,
-                    w.content, w.kind, w.importance, w.tier, w.pinned, w.topic, w.details,
-                    w.last_access_at, w.valid_until
-                FROM pool AS p
-                INNER JOIN pymem.memories AS w ON w.user_id = recall.user_id AND w.ctid = p.tid
-                CROSS JOIN LATERAL (
-                    SELECT pymem.decay_score(
-                        w.importance,
-                        coalesce(w.decay_rate, (v_rates ->> w.kind)::double precision),
-                        w.last_access_at, recall.at
-                    ) AS strength
-                ) AS d
-                WHERE recall.include_cold OR w.tier = 'hot'
+                    p.id, p.sim, p.lex, p.strength,
+                    p.rel * (v_floor + (1 - v_floor) * p.strength) AS final_score
+                FROM (
+                    SELECT
+                        pool.*,
+                        pymem.decay_score(
+                            pool.importance,
+                            coalesce(pool.decay_rate, (v_rates ->> pool.kind)::double precision),
+                            pool.last_access_at, recall.at
+                        ) AS strength
+                    FROM pool
+                ) AS p
                 ORDER BY final_score DESC, p.id
                 LIMIT recall.k
             )
             SELECT
-                sc.*,
+                sc.*, m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
+                m.last_access_at, m.valid_until,
                 -- proven: the pool held every row, or its k-th score beats every bound
                 -- left out (with a margin for rounding: a near tie takes the second pass)
                 v_pool IS NULL OR (SELECT count(*) FROM pool) <= v_pool OR (
-                    count(sc.id) OVER () = recall.k
+                    count(*) OVER () = recall.k
                     AND min(sc.final_score) OVER () > (
                         SELECT b.bound + 1e-9 * (1 + abs(b.bound))
                         FROM (
@@ -226,10 +204,8 @@ BEGIN
                         ) AS b
                     )
                 ) AS proven
-            -- one row of NULLs when the pool kept nothing (its rows were all cold),
-            -- so that the proof is still read
-            FROM (SELECT) AS one
-            LEFT JOIN scored AS sc ON TRUE
+            FROM scored AS sc
+            INNER JOIN pymem.memories AS m ON m.user_id = recall.user_id AND m.id = sc.id
             ORDER BY sc.final_score DESC, sc.id
         LOOP
             IF NOT v_row.proven THEN
@@ -237,7 +213,6 @@ BEGIN
                 v_pool := CASE WHEN v_pool = 8 * recall.k + 64 THEN v_pool * 16 END;
                 CONTINUE passes;
             END IF;
-            EXIT WHEN v_row.id IS NULL;
             memory_id := v_row.id;
             content := v_row.content;
             kind := v_row.kind;
