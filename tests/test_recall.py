@@ -382,14 +382,15 @@ def _bulk(sql, n: int, cosine: float, importance: float, other: int, label: str)
     )
 
 
-def _ranked_by_formula(sql, k: int) -> list:
-    """Every live row of USER scored by the documented formula, by a plain query."""
+def _ranked_by_formula(sql, k: int, tiers=("hot",)) -> list:
+    """Every live row of USER in ``tiers`` scored by the documented formula, by a plain
+    query."""
     rows = sql.execute(
         "SELECT m.id FROM pymem.memories AS m JOIN pymem.kinds AS kd ON kd.kind = m.kind"
-        " WHERE m.user_id = %s ORDER BY (1 - (m.embedding <=> %s))"
+        " WHERE m.user_id = %s AND m.tier = ANY(%s) ORDER BY (1 - (m.embedding <=> %s))"
         " * (0.5 + 0.5 * pymem.decay_score(m.importance,"
         " coalesce(m.decay_rate, kd.decay_rate), m.last_access_at)) DESC, m.id LIMIT %s",
-        (USER, Q, k),
+        (USER, list(tiers), Q, k),
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -429,6 +430,27 @@ def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
     assert ids(hits) == _ranked_by_formula(sql, 1)
     assert hits[0].content.startswith("answer")
     assert hits[0].score == pytest.approx(-0.2, abs=1e-6)
+
+
+def test_cold_rows_that_fill_the_first_pool_are_passed_over(store, sql):
+    """200 cold memories closer than every hot one, more than the first pool holds (8k + 64
+    rows): the answer is the hot rows as the formula ranks them, and with include_cold the
+    cold ones first. Written for a scan that leaves the tier to the pool's rows (probed,
+    docs/scaling.md): there the first pool keeps no row at all for k = 1, and its proof
+    must still be read."""
+    _bulk(sql, 200, 0.9, 1.0, other=1, label="cold")
+    sql.execute(
+        "UPDATE pymem.memories SET tier = 'cold' WHERE user_id = %s AND content LIKE 'cold%%'",
+        (USER,),
+    )
+    _bulk(sql, 30, 0.8, 1.0, other=2, label="hot")
+    for k in (1, 10, 25):
+        hits = store.recall(USER, Q, k)
+        assert ids(hits) == _ranked_by_formula(sql, k), k
+        assert {h.tier for h in hits} == {"hot"}
+        both = store.recall(USER, Q, k, include_cold=True)
+        assert ids(both) == _ranked_by_formula(sql, k, tiers=("hot", "cold")), k
+        assert {h.tier for h in both} == {"cold"}
 
 
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
