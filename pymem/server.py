@@ -158,6 +158,31 @@ def drop_scratch_database(admin_dsn: str, database: str, *, owner: str) -> None:
         )
 
 
+def reusable_scratch_database(admin_dsn: str, database: str, *, owner: str) -> bool:
+    """Whether ``database`` is there for ``owner`` to use again (a benchmark keeps its
+    loaded table between runs, and empties what it adds): True for one a scratch command
+    made (it carries :data:`SCRATCH_MARK`), False when there is none; any other database
+    is refused (:class:`~pymem.errors.NotAScratchDatabase`), since reusing it would
+    change what is in it."""
+    from pymem.errors import NotAScratchDatabase
+
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+            (database,),
+        ).fetchone()
+    if row is None:
+        return False
+    if (row[0] or "").startswith(SCRATCH_MARK):
+        return True
+    raise NotAScratchDatabase(
+        f"{owner}: will not use database {database!r}: it is not a scratch database a pymem "
+        "command made (it has no mark), and the run would empty its tables; nothing was changed",
+        hint=f"If it is a scratch copy, drop it yourself (DROP DATABASE {database}) and run "
+        "again, or run on another server (--dsn).",
+    )
+
+
 def _check_scratch(
     conn: psycopg.Connection, admin_dsn: str, database: str, *, owner: str, yes: bool
 ) -> None:

@@ -112,3 +112,29 @@ def test_a_database_with_only_code_or_schemas_needs_yes_too(admin_dsn, database,
         conn.execute(ddl)
     with pytest.raises(NotAScratchDatabase, match="holds 1 objects"):
         recreate_scratch_database(admin_dsn, database, owner="pymem eval")
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["bench", "recall", "--quick"], "pymem_bench_recall_quick"),
+        (["bench", "locality"], "pymem_bench_recall"),
+    ],
+)
+def test_a_bench_does_not_reuse_a_database_it_did_not_make(admin_dsn, capsys, argv, name):
+    """`pymem bench recall` and `locality` keep their loaded table for the next run, and
+    empty what they add to it: a database of their name that no benchmark made is refused,
+    its store left as it was."""
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            pytest.fail(f"{name} exists on the test server: the test would not be honest")
+    create_database(admin_dsn, name)
+    try:
+        _a_store_with_memories(admin_dsn, name)
+        assert main(["--dsn", admin_dsn, *argv]) == 2
+        err = capsys.readouterr().err
+        assert "[PM051]" in err and f"will not use database '{name}'" in err, err
+        assert _memories(admin_dsn, name) == 3
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

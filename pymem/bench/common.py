@@ -25,7 +25,11 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from pymem.server import drop_scratch_database, recreate_scratch_database
+from pymem.server import (
+    drop_scratch_database,
+    recreate_scratch_database,
+    reusable_scratch_database,
+)
 
 Out = Callable[[str], None]
 
@@ -50,12 +54,10 @@ def bench_database(dsn: str | None, name: str) -> tuple[str, str]:
     return dsn, make_conninfo(dsn, dbname=name)
 
 
-def database_exists(admin_dsn: str, name: str) -> bool:
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        return (
-            conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-            is not None
-        )
+def database_kept(admin_dsn: str, name: str) -> bool:
+    """Whether a benchmark's database from an earlier run is there to reuse; a database of
+    that name that no benchmark made is refused (``pymem.server``'s scratch rule)."""
+    return reusable_scratch_database(admin_dsn, name, owner="pymem bench")
 
 
 def drop_database(admin_dsn: str, name: str) -> None:

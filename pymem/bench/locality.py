@@ -39,7 +39,7 @@ from pymem.bench.common import (
     Out,
     bench_database,
     connect,
-    database_exists,
+    database_kept,
     elapsed,
     machine_lines,
     recreate_database,
@@ -381,7 +381,7 @@ def main(dsn: str | None = None, quick: bool = False) -> int:
         print("pymem bench locality: measured on the 1M-row table only (no --quick)")
         return 2
     admin, bench = bench_database(dsn, rb.DATABASE)
-    if not database_exists(admin, rb.DATABASE):
+    if not database_kept(admin, rb.DATABASE):
         recreate_database(admin, rb.DATABASE)
     migrate(bench)
     print(f"pymem bench locality: database {rb.DATABASE}")

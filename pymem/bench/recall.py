@@ -42,7 +42,7 @@ from pymem.bench.common import (
     bench_database,
     connect,
     copy_memories,
-    database_exists,
+    database_kept,
     elapsed,
     machine_lines,
     recreate_database,
@@ -795,7 +795,7 @@ def main(dsn: str | None = None, quick: bool = False, dimensions: int | None = N
         )
         name += f"_{dimensions}d"
     admin, bench = bench_database(dsn, name)
-    exists = database_exists(admin, name)
+    exists = database_kept(admin, name)
     print(
         f"pymem bench recall{' --quick' if quick else ''}: database {name} "
         f"({'kept from an earlier run, reused if it holds the same data' if exists else 'new'})"
