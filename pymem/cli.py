@@ -137,20 +137,107 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+# The users' rows in pymem's tables (every table with a user_id, partitions counted by
+# their parent), and the objects outside pymem's schemas that depend on pymem's tables,
+# types or functions: DROP SCHEMA ... CASCADE would take them too.
+_ROLLBACK_LOSSES = """
+WITH pymem AS (
+    SELECT oid FROM pg_namespace WHERE nspname IN ('pymem', 'pymem_citus')
+),
+theirs AS (
+    SELECT 'pg_class'::regclass AS cls, oid FROM pg_class
+    WHERE relnamespace = 'pymem'::regnamespace
+    UNION ALL
+    SELECT 'pg_type'::regclass, oid FROM pg_type WHERE typnamespace = 'pymem'::regnamespace
+    UNION ALL
+    SELECT 'pg_proc'::regclass, oid FROM pg_proc WHERE pronamespace = 'pymem'::regnamespace
+)
+SELECT
+    array(
+        SELECT c.oid::regclass::text FROM pg_class AS c
+        JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'user_id'
+            AND NOT a.attisdropped
+        WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p')
+            AND NOT c.relispartition
+        ORDER BY 1
+    ),
+    array(
+        SELECT DISTINCT w.label FROM pg_depend AS d
+        JOIN theirs AS t ON d.refclassid = t.cls AND d.refobjid = t.oid
+        CROSS JOIN LATERAL (
+            SELECT
+                CASE d.classid
+                    WHEN 'pg_rewrite'::regclass THEN (
+                        SELECT c.relnamespace FROM pg_rewrite AS r
+                        JOIN pg_class AS c ON c.oid = r.ev_class WHERE r.oid = d.objid)
+                    WHEN 'pg_policy'::regclass THEN (
+                        SELECT c.relnamespace FROM pg_policy AS x
+                        JOIN pg_class AS c ON c.oid = x.polrelid WHERE x.oid = d.objid)
+                    WHEN 'pg_trigger'::regclass THEN (
+                        SELECT c.relnamespace FROM pg_trigger AS x
+                        JOIN pg_class AS c ON c.oid = x.tgrelid WHERE x.oid = d.objid)
+                    WHEN 'pg_attrdef'::regclass THEN (
+                        SELECT c.relnamespace FROM pg_attrdef AS x
+                        JOIN pg_class AS c ON c.oid = x.adrelid WHERE x.oid = d.objid)
+                    ELSE (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = (
+                        pg_identify_object(d.classid, d.objid, 0)).schema)
+                END AS nsp,
+                CASE WHEN d.classid = 'pg_rewrite'::regclass THEN (
+                    SELECT 'view ' || r.ev_class::regclass FROM pg_rewrite AS r
+                    WHERE r.oid = d.objid)
+                ELSE pg_describe_object(d.classid, d.objid, 0) END AS label
+        ) AS w
+        WHERE d.deptype = 'n' AND w.nsp IS DISTINCT FROM NULL
+            AND w.nsp NOT IN (SELECT oid FROM pymem)
+        ORDER BY 1
+    )
+"""
+
+
 def _rollback_confirmed(dsn: str, yes: bool) -> bool:
-    """A rollback drops every memory: ask first (or need --yes) when there are any."""
+    """A rollback drops pymem's schema with every row in it, and whatever outside it
+    depends on it: ask first (or need --yes) when there are users' rows or such objects."""
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        exists = conn.execute("SELECT to_regclass('pymem.memories') IS NOT NULL").fetchone()[0]
-        if not exists:
+        if conn.execute("SELECT to_regnamespace('pymem') IS NULL").fetchone()[0]:
             return True
-        memories, users = conn.execute(
-            "SELECT count(*), count(DISTINCT user_id) FROM pymem.memories"
-        ).fetchone()
-    if memories == 0 or yes:
+        tables, dependents = conn.execute(_ROLLBACK_LOSSES).fetchone()
+        rows = {}
+        for table in tables:
+            schema, name = table.split(".", 1)
+            count = conn.execute(
+                sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(schema, name))
+            ).fetchone()[0]
+            if count:
+                rows[name] = count
+        users = 0
+        if rows:
+            users = conn.execute(
+                sql.SQL("SELECT count(DISTINCT user_id) FROM ({}) AS u").format(
+                    sql.SQL(" UNION ALL ").join(
+                        sql.SQL("SELECT user_id FROM {}").format(sql.Identifier("pymem", name))
+                        for name in rows
+                    )
+                )
+            ).fetchone()[0]
+    if yes or not (rows or dependents):
         return True
-    what = f"{memories} memories of {users} users"
+    lost = []
+    if rows:
+        memories = rows.get("memories", 0)
+        others = ", ".join(f"{n} {name}" for name, n in rows.items() if name != "memories")
+        lost.append(
+            f"{memories} memories of {users} users" + (f" and {others} rows" if others else "")
+            if memories
+            else f"rows of {users} users ({others})"
+        )
+    if dependents:
+        lost.append(
+            f"{len(dependents)} objects outside pymem that depend on it ({', '.join(dependents)})"
+        )
+    what = "; ".join(lost)
     if not sys.stdin.isatty():
         print(
             f"pymem migrate --rollback: the store holds {what}; "

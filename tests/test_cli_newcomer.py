@@ -58,6 +58,39 @@ def test_rollback_of_a_store_with_memories_needs_yes(fresh_dsn, capsys):
     assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 0
 
 
+def test_rollback_of_a_store_with_facts_and_no_memories_needs_yes(fresh_dsn, capsys):
+    """Every table with users' rows counts, not only memories."""
+    with MemoryStore(fresh_dsn) as store:
+        store.set_fact("ann", "home_city", "Lyon")
+        store.set_fact("bob", "home_city", "Oslo")
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 2
+    err = capsys.readouterr().err
+    assert "rows of 2 users (" in err and "2 facts" in err and "--yes" in err, err
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.facts").fetchone()[0] == 2
+
+
+def test_rollback_names_what_outside_pymem_it_would_drop(fresh_dsn, capsys):
+    """DROP SCHEMA pymem CASCADE takes a view over pymem's tables and a key into them: an
+    empty store with such objects asks first too, and names them."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute(
+            "CREATE VIEW public.city_report AS SELECT user_id, count(*) FROM pymem.memories"
+            " GROUP BY user_id"
+        )
+        conn.execute(
+            "CREATE TABLE public.orders (u text, m uuid,"
+            " FOREIGN KEY (u, m) REFERENCES pymem.memories (user_id, id))"
+        )
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 2
+    err = capsys.readouterr().err
+    assert "2 objects outside pymem that depend on it" in err, err
+    assert "view city_report" in err and "constraint orders_u_m_fkey on table orders" in err
+    assert _schema_exists(fresh_dsn)
+    assert main(["--dsn", fresh_dsn, "migrate", "--rollback", "--yes"]) == 0
+    assert not _schema_exists(fresh_dsn)
+
+
 @pytest.mark.parametrize(("typed", "code", "kept"), [("no\n", 2, True), ("yes\n", 0, False)])
 def test_rollback_asks_at_a_terminal(fresh_dsn, capsys, monkeypatch, typed, code, kept):
     with MemoryStore(fresh_dsn) as store:
