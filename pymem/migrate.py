@@ -334,6 +334,25 @@ def _locked_connection(dsn: str) -> psycopg.Connection:
     return conn
 
 
+def _rollback_stopped(backend, migrations, todo, exc: psycopg.Error) -> Exception:
+    """A rollback runs one migration a transaction (yoyo's way): one that fails leaves the
+    ones before it rolled back. The error says which, so that nobody takes the store for
+    whole."""
+    from pymem.errors import PymemError
+
+    left = {m.id for m in backend.to_rollback(migrations)}
+    done = [m.id for m in todo if m.id not in left]
+    stopped = next((m.id for m in todo if m.id in left), "?")
+    first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return PymemError(
+        f"rollback stopped at {stopped}: {first_line}; already rolled back: "
+        f"{', '.join(done) or 'nothing'}",
+        sqlstate=exc.sqlstate,
+        hint="The store is between two versions: run the rollback again once nothing holds "
+        "its tables, or `pymem migrate` to apply the rolled-back migrations again.",
+    )
+
+
 def migrate(
     dsn: str,
     dimensions: int | None = None,
@@ -389,7 +408,10 @@ def migrate(
             with backend.lock():
                 if rollback:
                     todo = backend.to_rollback(migrations)
-                    backend.rollback_migrations(todo)
+                    try:
+                        backend.rollback_migrations(todo)
+                    except psycopg.Error as exc:
+                        raise _rollback_stopped(backend, migrations, todo, exc) from exc
                     return MigrateResult([], [m.id for m in todo], 0, None)
                 todo = backend.to_apply(migrations)
                 # Post-apply hooks are for plain `yoyo apply`; functions load below.

@@ -13,7 +13,7 @@ import pytest
 
 from pymem import MemoryStore
 from pymem.cli import main
-from pymem.errors import DimensionMismatch, StoreConflict
+from pymem.errors import DimensionMismatch, PymemError, StoreConflict
 from pymem.migrate import migrate, migrations_dir, yoyo_uri
 from tests.conftest import unit
 
@@ -64,6 +64,29 @@ def test_apply_reapply_rollback_reapply(empty_dsn, capsys):
     assert _function_count(empty_dsn) == functions
     with MemoryStore(empty_dsn) as store:
         assert store.upsert("u", "works after re-apply", unit(0)).action == "inserted"
+
+
+def test_a_rollback_that_stops_says_what_it_already_rolled_back(empty_dsn):
+    """yoyo rolls back one migration a transaction: a reader holding pymem.facts stops the
+    rollback at the migration that drops it, after the later ones went. The error names
+    them and the code of the cause; `pymem migrate` makes the store whole again."""
+    migrate(empty_dsn)
+    ids = _migration_ids()
+    with psycopg.connect(empty_dsn) as reader:
+        reader.execute("SELECT count(*) FROM pymem.facts")  # held until the rollback below
+        with pytest.raises(PymemError) as stopped:
+            migrate(empty_dsn, rollback=True, lock_timeout="300ms")
+        reader.rollback()
+    message = str(stopped.value)
+    assert stopped.value.sqlstate == "55P03", message
+    assert f"already rolled back: {ids[-1]}" in message
+    at = message.split("rollback stopped at ")[1].split(":")[0]
+    assert at in ids and at != ids[-1]
+    assert "pymem migrate" in stopped.value.hint
+    with psycopg.connect(empty_dsn) as conn:
+        version = conn.execute("SELECT version FROM pymem.schema_info").fetchone()[0]
+    assert version == int(at.split(".")[0])
+    assert migrate(empty_dsn).applied == ids[ids.index(at) + 1 :]
 
 
 def test_rollback_removes_data_and_schema(empty_dsn):
