@@ -164,28 +164,25 @@ SELECT
     array(
         SELECT DISTINCT w.label FROM pg_depend AS d
         JOIN theirs AS t ON d.refclassid = t.cls AND d.refobjid = t.oid
+        -- a rule, policy, trigger, default or key belongs to its relation
+        LEFT JOIN LATERAL (
+            SELECT o.refobjid AS relid FROM pg_depend AS o
+            WHERE o.classid = d.classid AND o.objid = d.objid
+                AND o.refclassid = 'pg_class'::regclass AND o.deptype IN ('a', 'i')
+            LIMIT 1
+        ) AS owner ON TRUE
         CROSS JOIN LATERAL (
             SELECT
-                CASE d.classid
-                    WHEN 'pg_rewrite'::regclass THEN (
-                        SELECT c.relnamespace FROM pg_rewrite AS r
-                        JOIN pg_class AS c ON c.oid = r.ev_class WHERE r.oid = d.objid)
-                    WHEN 'pg_policy'::regclass THEN (
-                        SELECT c.relnamespace FROM pg_policy AS x
-                        JOIN pg_class AS c ON c.oid = x.polrelid WHERE x.oid = d.objid)
-                    WHEN 'pg_trigger'::regclass THEN (
-                        SELECT c.relnamespace FROM pg_trigger AS x
-                        JOIN pg_class AS c ON c.oid = x.tgrelid WHERE x.oid = d.objid)
-                    WHEN 'pg_attrdef'::regclass THEN (
-                        SELECT c.relnamespace FROM pg_attrdef AS x
-                        JOIN pg_class AS c ON c.oid = x.adrelid WHERE x.oid = d.objid)
-                    ELSE (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = (
-                        pg_identify_object(d.classid, d.objid, 0)).schema)
-                END AS nsp,
-                CASE WHEN d.classid = 'pg_rewrite'::regclass THEN (
-                    SELECT 'view ' || r.ev_class::regclass FROM pg_rewrite AS r
-                    WHERE r.oid = d.objid)
-                ELSE pg_describe_object(d.classid, d.objid, 0) END AS label
+                coalesce(
+                    (SELECT c.relnamespace FROM pg_class AS c WHERE c.oid = owner.relid),
+                    (SELECT n.oid FROM pg_namespace AS n
+                     WHERE n.nspname = (pg_identify_object(d.classid, d.objid, 0)).schema)
+                ) AS nsp,
+                -- a view is named, not its rule
+                CASE WHEN d.classid = 'pg_rewrite'::regclass
+                    THEN pg_describe_object('pg_class'::regclass, owner.relid, 0)
+                    ELSE pg_describe_object(d.classid, d.objid, 0)
+                END AS label
         ) AS w
         WHERE d.deptype = 'n' AND w.nsp IS DISTINCT FROM NULL
             AND w.nsp NOT IN (SELECT oid FROM pymem)
