@@ -138,7 +138,8 @@ class ReviewOutcome:
 
     ``state``: ``decided`` (``survivor`` is the memory that stayed), ``judged`` (a dry
     run: nothing applied), ``retry`` or ``parked`` (failed, ``error`` says why;
-    ``attempts`` counts the failures so far), ``stale`` (a write changed the pair while
+    ``attempts`` counts the failures so far), ``failed`` (a dry run's judge failed: nothing
+    recorded, no attempt counted), ``stale`` (a write changed the pair while
     the judge read it: given back unjudged, no attempt counted, judged again on the next
     claim), ``taken`` (this reviewer's claim ran out and another reviewer holds or decided
     the review: nothing applied here, nothing counted)."""
@@ -270,7 +271,15 @@ class _Reviewer:
             answer = yield functools.partial(self._judged, review)
             found = verdict(answer)
         except Exception as exc:  # any failure of the judge is the review's error
-            yield from self._failed(review, counts, f"judge: {_describe(exc)}")
+            error = f"judge: {_describe(exc)}"
+            if self.dry_run:
+                # a dry run changes nothing: no attempt counted, nothing parked; the
+                # claim is held to the run's end, so the drain does not ask again
+                counts.failed += 1
+                self._held[review.review_id] = review
+                self._outcome(ReviewOutcome(review, "failed", error=error))
+                return
+            yield from self._failed(review, counts, error)
             return
         if self.dry_run:
             counts.decided[found.decision] = counts.decided.get(found.decision, 0) + 1

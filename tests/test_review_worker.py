@@ -644,3 +644,31 @@ def test_a_dry_run_longer_than_its_lease_judges_each_review_once_and_parks_none(
             " WHERE cause = 'related'"
         ).fetchall()
     assert rows == [(0, None, None, None)] * 4
+
+
+def test_a_dry_run_whose_judge_fails_counts_no_attempt_and_parks_nothing(fresh_dsn):
+    """--dry-run applies nothing, failures included: a judge that fails (a wrong model, a
+    server down) leaves every review as it was, even with no wait between retries and one
+    attempt allowed; the run ends after one try of each."""
+    queue_pairs(fresh_dsn, ["ann"], 3)
+
+    def broken(review):
+        raise RuntimeError("404 model not found")
+
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET review_max_attempts = 1")
+    outcomes = []
+    with MemoryStore(fresh_dsn) as store:
+        worker = ReviewWorker(
+            store, broken, dry_run=True, retry_after=0, on_outcome=outcomes.append
+        )
+        totals = worker.drain()
+    assert [o.state for o in outcomes] == ["failed"] * 3
+    assert all("404 model not found" in o.error for o in outcomes)
+    assert totals.failed == 3 and totals.parked == 0 and totals.judge_calls == 3
+    with psycopg.connect(fresh_dsn) as conn:
+        rows = conn.execute(
+            "SELECT attempts, last_error, parked_at, claimed_by, resolved_at FROM pymem.reviews"
+            " WHERE cause = 'related'"
+        ).fetchall()
+    assert rows == [(0, None, None, None, None)] * 3
