@@ -615,6 +615,12 @@ def cmd_review(args: argparse.Namespace) -> int:
                 f"took it ({o.error})",
                 file=sys.stderr,
             )
+        elif o.state == "failed":
+            print(
+                f"pymem review: review {r.review_id}: the judge failed, nothing recorded "
+                f"(dry run): {o.error}",
+                file=sys.stderr,
+            )
         elif o.state == "parked":
             print(
                 f"pymem review: review {r.review_id} parked after {o.attempts} failed attempts "

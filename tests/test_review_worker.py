@@ -672,3 +672,19 @@ def test_a_dry_run_whose_judge_fails_counts_no_attempt_and_parks_nothing(fresh_d
             " WHERE cause = 'related'"
         ).fetchall()
     assert rows == [(0, None, None, None, None)] * 3
+
+
+def test_a_dry_run_against_a_server_that_errs_says_so_and_records_nothing(fresh_dsn, capsys):
+    """`pymem review --dry-run` with a wrong model (the server answers 404): each review is
+    asked once, the error printed, the queue left as it was, and the exit code 1."""
+    queue_pairs(fresh_dsn, ["ann"], 2)
+    with ChatServer(
+        lambda request: status(404, '{"error": {"message": "model not found"}}')
+    ) as server:
+        args = ["--dsn", fresh_dsn, "review", "--user", "ann", "--dry-run", "--retry-after", "0"]
+        assert main([*args, "--base-url", server.url, "--model", "nope"]) == 1
+        assert len(server.requests) == 2
+    err = capsys.readouterr().err
+    assert err.count("the judge failed, nothing recorded (dry run)") == 2, err
+    assert "model not found" in err
+    assert all(r[5] == 0 for r in reviews(fresh_dsn))
