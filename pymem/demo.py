@@ -246,7 +246,7 @@ def _decay_demo(store: MemoryStore, embed, user: str, later: datetime) -> None:
 
     print("\n== 200 days pass without a word about music")
     print("  (apply_decay and recall are given the demo's clock: at = now + 200 days)")
-    decay = store.apply_decay(at=later)
+    decay = store.apply_decay(user_id=user, at=later)
     print(f"  apply_decay: scanned {decay.scanned}, moved to cold {decay.cooled}")
     hot = recall(at=later)
     _print_recall(MUSIC, hot, later)

@@ -120,3 +120,25 @@ def test_the_contradiction_rate_says_what_it_counts(store, capsys):
         "  and wait for an answer: 1 of 2, likes_os)\n"
     ) in out
     assert "contradiction rate 0%" in out  # once the user answered
+
+
+def test_the_demo_ages_only_its_own_user(fresh_dsn, capsys, embedder):
+    """`pymem --dsn <a store> demo` writes its own user there; its 200 days of decay are
+    its user's alone: another user's memory that those days would cool stays hot."""
+    import psycopg
+
+    from pymem import MemoryStore
+    from pymem.demo import run_demo
+
+    with MemoryStore(fresh_dsn) as store:
+        bob = store.upsert("bob", "Bob once mentioned a band he liked", unit(0), "preference")
+    assert run_demo(fresh_dsn) == 0
+    capsys.readouterr()
+    with psycopg.connect(fresh_dsn) as conn:
+        demo_tiers = conn.execute(
+            "SELECT DISTINCT tier FROM pymem.memories WHERE user_id LIKE 'demo-%'"
+        ).fetchall()
+        assert ("cold",) in demo_tiers  # the decay did run, on the demo's user
+        assert conn.execute(
+            "SELECT tier FROM pymem.memories WHERE id = %s", (bob.memory_id,)
+        ).fetchone() == ("hot",)
