@@ -174,6 +174,10 @@ BEGIN
     IF at IS NULL THEN
         RAISE EXCEPTION 'at must be a timestamp, got NULL' USING ERRCODE = 'PM006';
     END IF;
+    -- at infinity every memory has decayed: one call would cool the whole store
+    IF NOT isfinite(at) THEN
+        RAISE EXCEPTION 'at must be a finite timestamp, got %', at USING ERRCODE = 'PM006';
+    END IF;
     PERFORM pymem._check_fraction(coalesce(cold_below, 'NaN'), 'cold_below');
     IF user_id IS NOT NULL THEN
         PERFORM pymem._check_user(user_id);

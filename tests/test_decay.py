@@ -414,6 +414,21 @@ def test_cold_below_outside_zero_one_is_refused(store, sql, cold_below):
     refused(sql, InvalidParameter, "PM006", lambda: store.apply_decay(cold_below=cold_below))
 
 
+@pytest.mark.parametrize("at", ["infinity", "-infinity"])
+def test_an_infinite_at_is_refused_not_the_whole_store_cooled(store, sql, at):
+    """At infinity every memory has decayed: one call would move every user's memories to
+    the cold tier. Refused like NULL (PM006), nothing changed."""
+    fill(sql, 20, users=(USER, OTHER))
+    refused(
+        sql,
+        psycopg.Error,
+        "PM006",
+        lambda: sql.execute("SELECT * FROM pymem.apply_decay(at => %s::timestamptz)", (at,)),
+        "finite",
+    )
+    assert sql.execute("SELECT count(*) FROM pymem.memories WHERE tier = 'cold'").fetchone() == (0,)
+
+
 def test_batch_blocks_below_one_is_refused(store, sql):
     refused(sql, InvalidParameter, "PM006", lambda: store.apply_decay(batch_blocks=0))
 
