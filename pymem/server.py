@@ -122,14 +122,20 @@ _NEVER_SCRATCH = frozenset({"postgres", "template0", "template1", DATABASE})
 
 
 def recreate_scratch_database(
-    admin_dsn: str, database: str, *, owner: str, yes: bool = False, template: str | None = None
+    admin_dsn: str,
+    database: str,
+    *,
+    owner: str,
+    yes: bool | None = None,
+    template: str | None = None,
 ) -> None:
     """Drop and re-create ``database`` for the command ``owner`` (``pymem eval``, ...).
 
     A database this function made (it carries :data:`SCRATCH_MARK`) is dropped; so is an
     empty one. One that holds a pymem store it did not make, or a server's own database,
     is refused outright; one holding anything else (tables, functions, types, schemas) only
-    with ``yes``. Refusals are
+    with ``yes`` (None: the command has no ``--yes``, and its refusal does not offer one).
+    Refusals are
     :class:`~pymem.errors.NotAScratchDatabase` and drop nothing.
     """
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
@@ -152,7 +158,7 @@ def drop_scratch_database(admin_dsn: str, database: str, *, owner: str) -> None:
     """Drop ``database`` if it exists and is a scratch database (see
     :func:`recreate_scratch_database`); refuse anything else."""
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        _check_scratch(conn, admin_dsn, database, owner=owner, yes=False)
+        _check_scratch(conn, admin_dsn, database, owner=owner, yes=None)
         conn.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
         )
@@ -184,7 +190,7 @@ def reusable_scratch_database(admin_dsn: str, database: str, *, owner: str) -> b
 
 
 def _check_scratch(
-    conn: psycopg.Connection, admin_dsn: str, database: str, *, owner: str, yes: bool
+    conn: psycopg.Connection, admin_dsn: str, database: str, *, owner: str, yes: bool | None
 ) -> None:
     from pymem.errors import NotAScratchDatabase
 
@@ -228,7 +234,10 @@ def _check_scratch(
         refuse(
             f"it holds {objects} objects (tables, functions, types, schemas) that {owner} "
             "did not create",
-            "Name another database, or add --yes to drop it and everything in it.",
+            "Name another database, or add --yes to drop it and everything in it."
+            if yes is False
+            else f"If nothing in it is yours, drop it yourself (DROP DATABASE {database}) "
+            "and run again.",
         )
 
 

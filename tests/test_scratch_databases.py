@@ -59,8 +59,13 @@ def test_a_database_with_tables_needs_yes(admin_dsn, database):
     with psycopg.connect(make_conninfo(admin_dsn, dbname=database), autocommit=True) as conn:
         conn.execute("CREATE TABLE orders (id int)")
     with pytest.raises(NotAScratchDatabase, match="holds 1 objects") as refused:
-        recreate_scratch_database(admin_dsn, database, owner="pymem eval")
+        recreate_scratch_database(admin_dsn, database, owner="pymem eval", yes=False)
     assert "--yes" in refused.value.hint
+    # a command with no --yes (demo, bench) offers none: it names what to do instead
+    with pytest.raises(NotAScratchDatabase, match="holds 1 objects") as refused:
+        recreate_scratch_database(admin_dsn, database, owner="pymem demo")
+    assert "--yes" not in refused.value.hint
+    assert f"DROP DATABASE {database}" in refused.value.hint
     with psycopg.connect(make_conninfo(admin_dsn, dbname=database)) as conn:
         assert conn.execute("SELECT to_regclass('orders') IS NOT NULL").fetchone()[0]
     recreate_scratch_database(admin_dsn, database, owner="pymem eval", yes=True)
