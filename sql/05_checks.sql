@@ -93,6 +93,14 @@ BEGIN
         RAISE EXCEPTION '% is the zero vector, which has no direction', what
             USING ERRCODE = 'PM005';
     END IF;
+    -- a length that under- or overflows single precision (components of 1e-30
+    -- or 1e38): pgvector's cosine is then NaN, which compares above every
+    -- threshold, or plain wrong
+    IF (embedding <=> embedding) = 'NaN' THEN
+        RAISE EXCEPTION '% has a length of %, too small or too large for single precision',
+            what, vector_norm(embedding)
+            USING ERRCODE = 'PM005', HINT = 'Send the vector scaled to unit length.';
+    END IF;
 END;
 $$;
 

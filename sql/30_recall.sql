@@ -5,7 +5,9 @@
 -- never involves calendars, so DST and leap days change nothing), and a
 -- last access in the future counts as age 0. The exponent is clamped so
 -- that very old memories score a tiny positive number instead of
--- raising an underflow error. IMMUTABLE and inlinable: usable in
+-- raising an underflow error, and so is the rate: any finite rate is
+-- accepted, and 1e308 times an age in seconds would overflow (one such
+-- row stopped decay for every user). IMMUTABLE and inlinable: usable in
 -- indexes and ORDER BY.
 CREATE OR REPLACE FUNCTION pymem.decay_score(
     importance double precision,
@@ -17,7 +19,7 @@ RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN importance * exp(greatest(
     -700.0,
-    -decay_rate * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
+    -least(decay_rate, 1e290) * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
 -- Share of the query's tokens found in the content, 0..1.
@@ -106,7 +108,8 @@ BEGIN
     PERFORM pymem._check_user(user_id);
     SELECT s.* INTO v_cfg FROM pymem.settings AS s;
     IF query_embedding IS NULL OR vector_dims(query_embedding) <> v_cfg.embedding_dimensions
-        OR vector_norm(query_embedding) = 0 THEN
+        OR vector_norm(query_embedding) = 0
+        OR (query_embedding <=> query_embedding) = 'NaN' THEN
         PERFORM pymem._check_embedding(
             query_embedding, v_cfg.embedding_dimensions, 'query_embedding'
         );
@@ -114,8 +117,9 @@ BEGIN
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', k USING ERRCODE = 'PM006';
     END IF;
-    IF at IS NULL THEN
-        RAISE EXCEPTION 'at must be a timestamp, got NULL' USING ERRCODE = 'PM006';
+    IF at IS NULL OR NOT isfinite(at) THEN
+        RAISE EXCEPTION 'at must be a finite timestamp, got %', coalesce(at::text, 'NULL')
+            USING ERRCODE = 'PM006';
     END IF;
     -- NaN compares above every number: it would silently return nothing
     IF min_similarity = 'NaN' THEN

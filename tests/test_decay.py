@@ -429,6 +429,20 @@ def test_an_infinite_at_is_refused_not_the_whole_store_cooled(store, sql, at):
     assert sql.execute("SELECT count(*) FROM pymem.memories WHERE tier = 'cold'").fetchone() == (0,)
 
 
+def test_a_huge_finite_decay_rate_does_not_stop_decay_for_everyone(store, sql):
+    """Any finite rate >= 0 is accepted; 1e308 times an age in seconds overflowed float8,
+    and that one row made apply_decay, run_decay and its user's recall fail (22003) for
+    every user. The rate is clamped inside decay_score: the memory just decays at once."""
+    fast = store.upsert(USER, "burns fast", unit(20), decay_rate=1e308).memory_id
+    slow = add(store, sql, "lives in Berlin", at_cosine(0.3, 0, 2))
+    later = sql.execute("SELECT now() + interval '1 day'").fetchone()[0]
+    result = store.apply_decay(at=later)
+    assert result.cooled == 1
+    assert tiers(sql, USER) == {fast: "cold", slow: "hot"}
+    hits = store.recall(USER, unit(20), 5, at=later, include_cold=True)
+    assert {h.memory_id: h.decay_score for h in hits}[fast] < 1e-300  # exp(-700), the floor
+
+
 def test_batch_blocks_below_one_is_refused(store, sql):
     refused(sql, InvalidParameter, "PM006", lambda: store.apply_decay(batch_blocks=0))
 

@@ -516,6 +516,21 @@ def test_min_similarity_excludes_low_similarities(store, sql):
     assert ids(store.recall(USER, Q, 10, min_similarity=0.95)) == []
 
 
+@pytest.mark.parametrize("at", ["infinity", "-infinity"])
+def test_an_infinite_at_is_refused(store, sql, at):
+    """At infinity every score is NaN (rate times an infinite age): refused like NULL."""
+    store.upsert(USER, "lives in Berlin", Q)
+    refused(
+        sql,
+        Exception,
+        "PM006",
+        lambda: sql.execute(
+            "SELECT * FROM pymem.recall(%s, %s, 5, at => %s::timestamptz)", (USER, Q, at)
+        ),
+        "finite",
+    )
+
+
 @pytest.mark.parametrize("k", [0, -1, 1001])
 def test_k_out_of_range_is_refused(store, sql, k):
     refused(sql, InvalidParameter, "PM006", lambda: store.recall(USER, Q, k))

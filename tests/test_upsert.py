@@ -1630,6 +1630,61 @@ def test_zero_vector_in_batch(store, conn):
     )
 
 
+@pytest.mark.parametrize("scale", [1e-30, 1e38])
+def test_a_vector_too_short_or_too_long_for_single_precision_is_refused(store, conn, scale):
+    """Not zero, no NaN, yet pgvector's cosine of it is NaN (its length under- or overflows
+    float4), and NaN compares above every threshold: such a write superseded an unrelated
+    memory. Refused on writes and as recall's query (PM005)."""
+    store.upsert(USER, "Ann works at a bakery", unit(4))
+    v = (unit(9) + unit(10)) * scale
+    refused(conn, InvalidEmbedding, "PM005", lambda: store.upsert(USER, TEXT, v), "length")
+    refused(
+        conn,
+        InvalidEmbedding,
+        "PM005",
+        lambda: store.upsert_many(USER, [{"content": TEXT, "embedding": v}]),
+    )
+    refused(conn, InvalidEmbedding, "PM005", lambda: store.recall(USER, v, 5), "length")
+
+
+@pytest.mark.parametrize(
+    "texts", [("👍", "👎"), ("!!!", "???"), ("Cz is a nurse", "Cz owns a boat")]
+)
+def test_text_that_normalizes_to_nothing_matches_no_text(store, sql, texts):
+    """Punctuation, symbols or emoji only normalize to the empty string, which all such
+    texts share: neither as content nor as canonical does it make two memories one."""
+    first, second = texts
+    if first[0].isalpha():  # the canonical is what normalizes to nothing
+        a = store.upsert(USER, first, unit(60), canonical="-")
+        b = store.upsert(USER, second, unit(61), canonical="?")
+    else:
+        a = store.upsert(USER, first, unit(60))
+        b = store.upsert(USER, second, unit(61))
+    assert (a.action, b.action) == ("inserted", "inserted"), b
+    # the same text again is still its own duplicate, by cosine
+    again = store.upsert(USER, second, unit(61))
+    assert again.action == "duplicate" and again.memory_id == b.memory_id
+
+
+@pytest.mark.parametrize("ended", ["-infinity", "2000-01-01", "now"])
+def test_a_memory_that_has_already_ended_is_refused(store, conn, ended):
+    """As set_fact: a write whose valid_until is not after now superseded the live memory of
+    its topic and hid both from recall. Refused (PM006), the live memory untouched."""
+    live = store.upsert(USER, "Vu lives in Hangzhou", unit(40), "profile", topic="city")
+    refused(
+        conn,
+        psycopg.Error,
+        "PM006",
+        lambda: conn.execute(
+            "SELECT * FROM pymem.upsert_memory(%s, 'Vu lives in Paris', %s, 'profile',"
+            " topic => 'city', valid_until => %s::timestamptz)",
+            (USER, unit(40), ended),
+        ),
+        "valid_until",
+    )
+    assert [h.memory_id for h in store.recall(USER, unit(40), 5)] == [live.memory_id]
+
+
 def test_nan_in_numpy_embedding(store, conn):
     v = unit(0).copy()
     v[7] = np.nan
