@@ -148,6 +148,12 @@ BEGIN
     IF item.valid_until IS NULL AND v_kind.default_lifetime IS NOT NULL THEN
         item.valid_until := now() + v_kind.default_lifetime;
     END IF;
+    -- as set_fact: a memory that has already ended would still supersede or
+    -- merge with the live one of its slot, and hide it from recall
+    IF NOT item.valid_until > now() THEN
+        RAISE EXCEPTION '%valid_until must be after now, got %', label, item.valid_until
+            USING ERRCODE = 'PM006';
+    END IF;
     -- names of people the memory is about: blanks dropped, each name once
     item.contacts := array(
         SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''
@@ -422,10 +428,14 @@ DECLARE
     v_evidence pymem.pair_evidence;
     -- the settings this item is decided with: its own thresholds and on_related
     v_settings pymem.settings := cfg;
-    v_canonical_fingerprint uuid := pymem._fingerprint(item.canonical);
+    -- text of punctuation, symbols or emoji only normalizes to nothing: all of
+    -- it would share one fingerprint and merge at any cosine ("👍" / "👎")
+    v_canonical_fingerprint uuid := nullif(
+        pymem._fingerprint(item.canonical), pymem._fingerprint('')
+    );
     -- computed once: inside the query a generic plan may evaluate it (three
     -- regexp passes) for every row of the user it filters
-    v_fingerprint uuid := pymem._fingerprint(item.content);
+    v_fingerprint uuid := nullif(pymem._fingerprint(item.content), pymem._fingerprint(''));
     -- where a neighbour starts to matter: the related band, or the review
     -- floor below it when a reviewer sees what is queued
     v_band double precision := CASE
