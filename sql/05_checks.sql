@@ -126,8 +126,9 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
-    IF NOT (dedup_threshold >= 0 AND dedup_threshold <= 1)
-        OR NOT (supersede_threshold >= 0 AND supersede_threshold <= 1) THEN
+    -- NULL too: NOT of a comparison with NULL is NULL, which IF reads as false
+    IF NOT coalesce(dedup_threshold >= 0 AND dedup_threshold <= 1, false)
+        OR NOT coalesce(supersede_threshold >= 0 AND supersede_threshold <= 1, false) THEN
         RAISE EXCEPTION 'thresholds must be between 0 and 1, got dedup % and supersede %',
             dedup_threshold, supersede_threshold
             USING ERRCODE = 'PM007';

@@ -96,6 +96,13 @@ BEGIN
     IF claimed_by IS NOT NULL THEN
         PERFORM pymem._check_worker(claimed_by, 'claimed_by');
     END IF;
+    -- the two instants the judge read, in order: any other shape would read as a change
+    -- (PM018), and a worker would give the review back and judge it again forever
+    IF as_seen IS NOT NULL AND (array_ndims(as_seen) IS DISTINCT FROM 1
+        OR array_lower(as_seen, 1) <> 1 OR cardinality(as_seen) <> 2) THEN
+        RAISE EXCEPTION 'as_seen must be the two memories'' updated_at, got %', as_seen
+            USING ERRCODE = 'PM006';
+    END IF;
     v_because := coalesce('; reason: ' || v_reason, '');
     PERFORM pymem._lock_user(user_id);
     SELECT r.* INTO v_review

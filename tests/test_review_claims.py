@@ -3,6 +3,8 @@ review and conflict: what a reviewer relies on, called as SQL through the store.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import psycopg
 import pytest
 
@@ -16,6 +18,8 @@ from pymem.errors import (
     ReviewClaimed,
 )
 from tests.conftest import at_cosine, unit
+
+NOW = datetime.now(timezone.utc)
 
 USER = "ann"
 BAND = 0.8
@@ -260,6 +264,13 @@ def test_claims_skip_reviews_whose_memories_are_gone(store, conn):
         (lambda s: s.release_review(USER, s._id, "a", retry_after=-1), InvalidParameter),
         (lambda s: s.release_review(USER, s._id, "", "x"), InvalidParameter),
         (lambda s: s.resolve_review(USER, s._id, "keep_both", claimed_by=""), InvalidParameter),
+        # not the two instants the judge read: refused, not taken for a change (PM018)
+        (lambda s: s.resolve_review(USER, s._id, "keep_both", as_seen=[]), InvalidParameter),
+        (lambda s: s.resolve_review(USER, s._id, "keep_both", as_seen=[NOW]), InvalidParameter),
+        (
+            lambda s: s.resolve_review(USER, s._id, "keep_both", as_seen=[NOW, NOW, NOW]),
+            InvalidParameter,
+        ),
         (lambda s: s.unpark_reviews(None), InvalidUserId),
     ],
 )

@@ -2277,6 +2277,17 @@ def test_configure_embedder_records_keeps_and_guards(store, conn):
     assert (tuned.dedup_threshold, tuned.supersede_threshold) == (0.7, 0.6)
     with pytest.raises(InvalidThresholds), conn.transaction():
         store.configure_embedder("model-a", 0.6, 0.7, overwrite=True)
+    # a NULL threshold is refused as one out of range, not by the table's NOT NULL (23502)
+    for nulls in (("model-a", None, 0.7), ("model-a", 0.9, None)):
+        refused(
+            conn,
+            psycopg.Error,
+            "PM007",
+            lambda nulls=nulls: conn.execute(
+                "SELECT pymem.configure_embedder(%s, %s, %s, overwrite => true)", nulls
+            ),
+            "between 0 and 1",
+        )
     # an empty store may switch models; one holding memories may not
     assert store.configure_embedder("model-b", 0.9, 0.8).embedding_model == "model-b"
     store.upsert("u", "a fact", unit(0))
