@@ -1,6 +1,16 @@
 -- Input checks shared by every API function. Each raises a documented
 -- SQLSTATE (docs/sql-api.md, "Errors") and names what was wrong.
 
+-- What a blank text is made of, trimmed at both ends before "is it empty?":
+-- spaces and breaks of every script (no-break, em, ideographic) and the
+-- invisible ones (zero-width space and joiners, word joiner, byte order mark).
+-- A text of only these stores nothing a person could read.
+CREATE OR REPLACE FUNCTION pymem._blank_characters()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN E' \t\r\n\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008'
+|| E'\u2009\u200a\u200b\u200c\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff';
+
 CREATE OR REPLACE FUNCTION pymem._check_user(user_id text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -8,7 +18,7 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
     -- blank: the whitespace _check_content trims (a tab-only id is blank too)
-    IF user_id IS NULL OR btrim(user_id, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
+    IF user_id IS NULL OR btrim(user_id, pymem._blank_characters()) = '' THEN
         RAISE EXCEPTION 'user_id must be a non-empty string, got %',
             coalesce(quote_literal(user_id), 'NULL')
             USING ERRCODE = 'PM001', HINT = 'Pass the id of the user the memory belongs to.';
@@ -30,7 +40,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
-    IF content IS NULL OR btrim(content, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
+    IF content IS NULL OR btrim(content, pymem._blank_characters()) = '' THEN
         RAISE EXCEPTION '% must contain text, got %', what,
             coalesce(quote_literal(content), 'NULL')
             USING ERRCODE = 'PM002', HINT = 'Empty and whitespace-only memories are refused.';

@@ -80,7 +80,7 @@ DECLARE
     v_newer pymem.memories;
     v_item pymem.memory_item;
     v_survivor uuid;
-    v_reason text := nullif(btrim(reason, E' \t\r\n\f\v\u00a0\u3000'), '');
+    v_reason text := nullif(btrim(reason, pymem._blank_characters()), '');
     -- the reason as the history records it after the decision's own words
     v_because text;
 BEGIN

@@ -47,7 +47,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
-    IF key IS NULL OR btrim(key, E' \t\r\n\f\v\u00a0\u3000') = '' THEN
+    IF key IS NULL OR btrim(key, pymem._blank_characters()) = '' THEN
         RAISE EXCEPTION 'fact key must be a non-empty string, got %',
             coalesce(quote_literal(key), 'NULL')
             USING ERRCODE = 'PM020', HINT = 'A key names the slot, e.g. ''user_city''.';

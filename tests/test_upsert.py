@@ -1511,7 +1511,11 @@ def test_bad_user_id_batch(store, conn, user_id):
 # --- PM002: content -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content", ["", "  \t\n", "\u3000", " \u3000 \r\n", None])
+@pytest.mark.parametrize(
+    "content",
+    # the spaces of other scripts and the invisible characters count as blank too
+    ["", "  \t\n", "\u3000", " \u3000 \r\n", None, "\u200b", "\u2003\u00a0", "\ufeff \u2060\u200d"],
+)
 def test_empty_content(store, conn, content):
     refused(conn, InvalidContent, "PM002", lambda: store.upsert(USER, content, unit(0)))
 
