@@ -566,19 +566,28 @@ $$;
 
 -- Pending fact conflicts per fact: the share of a user's (or, with NULL,
 -- every user's) facts whose sources disagree and wait for an answer.
--- 0 when there are no facts.
+-- 0 when there are no facts; a blank user id is refused (PM001), as by
+-- quality_report, not read as a user with no facts.
 CREATE OR REPLACE FUNCTION pymem.contradiction_rate(user_id text DEFAULT NULL)
 RETURNS double precision
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public
 AS $$
-    SELECT
-        coalesce(
-            (count(*) FILTER (WHERE f.conflict_pending))::double precision / nullif(count(*), 0), 0
-        )
-    FROM pymem.facts AS f
-    -- $1: user_id (the parameter's name is also the column's)
-    WHERE $1 IS NULL OR f.user_id = $1
+BEGIN
+    IF contradiction_rate.user_id IS NOT NULL THEN
+        PERFORM pymem._check_user(contradiction_rate.user_id);
+    END IF;
+    RETURN (
+        SELECT
+            coalesce(
+                (count(*) FILTER (WHERE f.conflict_pending))::double precision
+                / nullif(count(*), 0),
+                0
+            )
+        FROM pymem.facts AS f
+        WHERE contradiction_rate.user_id IS NULL OR f.user_id = contradiction_rate.user_id
+    );
+END;
 $$;
 
 -- The user's facts as believed now: one row per key and scope, expired

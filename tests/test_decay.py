@@ -286,6 +286,18 @@ def test_touch_of_another_users_or_unknown_memory_is_refused_and_touches_nothing
         assert {m: row(sql, m) for m in (mine, theirs)} == before
 
 
+def test_touch_of_a_two_dimensional_array_is_refused(store, sql):
+    """A 2-D array of ids is refused (PM006), not an internal 0A000 from inside."""
+    mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    refused(
+        sql,
+        psycopg.Error,
+        "PM006",
+        lambda: sql.execute("SELECT pymem.touch(%s, ARRAY[[%s::uuid]])", (USER, mid)),
+        "one-dimensional",
+    )
+
+
 def test_touch_of_a_deleted_memory_is_refused(store, sql):
     mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
     sql.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (mid,))

@@ -617,7 +617,7 @@ def test_app_role_sees_only_its_users_facts(conn):
         store.set_fact_policy("user_city", "confirm")
 
 
-def test_contradiction_rate_over_users(store):
+def test_contradiction_rate_over_users(store, conn):
     assert store.contradiction_rate() == 0.0
     store.set_fact_policy("likes_os", "confirm")
     for user in ("ann", "bob"):
@@ -627,6 +627,10 @@ def test_contradiction_rate_over_users(store):
     assert store.contradiction_rate("ann") == 0.5
     assert store.contradiction_rate("bob") == 0.0
     assert store.contradiction_rate() == 0.25
+    # a blank id is no user with no facts: refused, as by quality_report
+    for blank in ("", " "):
+        with pytest.raises(errors.InvalidUserId), conn.transaction():
+            store.contradiction_rate(blank)
 
 
 def test_cli_facts(fresh_dsn, capsys):
