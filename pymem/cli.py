@@ -186,6 +186,12 @@ SELECT
         ) AS w
         WHERE d.deptype = 'n' AND w.nsp IS DISTINCT FROM NULL
             AND w.nsp NOT IN (SELECT oid FROM pymem)
+            -- a key into a partitioned table is one key, not one per partition
+            AND NOT EXISTS (
+                SELECT FROM pg_constraint AS k
+                WHERE d.classid = 'pg_constraint'::regclass AND k.oid = d.objid
+                    AND k.conparentid <> 0
+            )
         ORDER BY 1
     )
 """
