@@ -1016,13 +1016,20 @@ BEGIN
                 WHEN 'boolean' THEN 'boolean'
                 WHEN 'jsonb' THEN 'object'
                 ELSE 'array'
-            END AS json_type
+            END AS json_type,
+            -- what an array of text holds: strings, not numbers or booleans to cast
+            CASE format_type(a.atttypid, NULL) WHEN 'text[]' THEN 'string' END AS element_type
         FROM pg_catalog.pg_attribute AS a
         WHERE a.attrelid = 'pymem.memory_item'::regclass AND a.attnum > 0
             AND NOT a.attisdropped
     )
     SELECT e.ordinality AS n, jsonb_typeof(e.value) AS type, kv.key,
-        jsonb_typeof(kv.value) AS value_type, k.json_type,
+        jsonb_typeof(kv.value) AS value_type, k.json_type, k.element_type,
+        (SELECT x.t FROM (
+            SELECT jsonb_typeof(v) AS t FROM jsonb_array_elements(
+                CASE WHEN jsonb_typeof(kv.value) = 'array' THEN kv.value ELSE '[]' END
+            ) AS v
+        ) AS x WHERE x.t <> k.element_type LIMIT 1) AS bad_element,
         (SELECT string_agg(k2.key, ', ' ORDER BY k2.key) FROM keys AS k2) AS known
     INTO v_bad
     FROM jsonb_array_elements(items) WITH ORDINALITY AS e
@@ -1033,6 +1040,11 @@ BEGIN
     WHERE jsonb_typeof(e.value) <> 'object'
         OR (kv.key IS NOT NULL AND k.key IS NULL)
         OR jsonb_typeof(kv.value) NOT IN (k.json_type, 'null')
+        OR (k.element_type IS NOT NULL AND jsonb_typeof(kv.value) = 'array'
+            AND EXISTS (
+                SELECT FROM jsonb_array_elements(kv.value) AS v
+                WHERE jsonb_typeof(v) <> k.element_type
+            ))
     ORDER BY e.ordinality, kv.key
     LIMIT 1;
     IF NOT found THEN
@@ -1050,6 +1062,10 @@ BEGIN
     ELSIF v_bad.json_type IS NULL THEN
         RAISE EXCEPTION 'item %: unknown key %', v_bad.n, v_bad.key
             USING ERRCODE = 'PM010', HINT = 'Item keys: ' || v_bad.known || '.';
+    ELSIF v_bad.bad_element IS NOT NULL THEN
+        RAISE EXCEPTION 'item %: % must be an array of JSON %s, got a JSON % in it',
+            v_bad.n, v_bad.key, v_bad.element_type, v_bad.bad_element
+            USING ERRCODE = 'PM010';
     ELSIF v_bad.key = 'embedding' THEN
         RAISE EXCEPTION 'item %: embedding must be an array of numbers, got a JSON %',
             v_bad.n, v_bad.value_type

@@ -1914,6 +1914,11 @@ def test_batch_unknown_key_via_memoryitem_extra(store, conn):
         ("metadata", "m"),
         ("kind", 1),
         ("decay_rate", "fast"),
+        # an array of names holds strings: a number or a boolean is not cast to one, a
+        # nested array not flattened
+        ("contacts", ["Dan", 1]),
+        ("contacts", ["Dan", True]),
+        ("contacts", [["Dan"]]),
     ],
 )
 def test_batch_wrong_type(store, conn, key, value):
