@@ -153,8 +153,9 @@ theirs AS (
     SELECT 'pg_proc'::regclass, oid FROM pg_proc WHERE pronamespace = 'pymem'::regnamespace
 )
 SELECT
+    -- names, not regclass text: that drops the schema when pymem is on the search_path
     array(
-        SELECT c.oid::regclass::text FROM pg_class AS c
+        SELECT c.relname::text FROM pg_class AS c
         JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'user_id'
             AND NOT a.attisdropped
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p')
@@ -208,10 +209,9 @@ def _rollback_confirmed(dsn: str, yes: bool) -> bool:
             return True
         tables, dependents = conn.execute(_ROLLBACK_LOSSES).fetchone()
         rows = {}
-        for table in tables:
-            schema, name = table.split(".", 1)
+        for name in tables:
             count = conn.execute(
-                sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(schema, name))
+                sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("pymem", name))
             ).fetchone()[0]
             if count:
                 rows[name] = count

@@ -340,10 +340,17 @@ def _rollback_stopped(backend, migrations, todo, exc: psycopg.Error) -> Exceptio
     whole."""
     from pymem.errors import PymemError
 
-    left = {m.id for m in backend.to_rollback(migrations)}
+    first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    try:
+        left = {m.id for m in backend.to_rollback(migrations)}
+    except Exception:  # the connection went with the failure: say what is known
+        return PymemError(
+            f"rollback stopped: {first_line}; what it rolled back before is unknown",
+            sqlstate=exc.sqlstate,
+            hint="`pymem migrate --list` shows the migrations still applied.",
+        )
     done = [m.id for m in todo if m.id not in left]
     stopped = next((m.id for m in todo if m.id in left), "?")
-    first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return PymemError(
         f"rollback stopped at {stopped}: {first_line}; already rolled back: "
         f"{', '.join(done) or 'nothing'}",

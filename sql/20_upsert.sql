@@ -182,6 +182,15 @@ RETURN similarity >= supersede_threshold
 OR (same_topic IS TRUE AND similarity >= topic_supersede_threshold)
 OR (similarity >= trigram_min_similarity AND trigram >= trigram_threshold);
 
+-- The fingerprint two texts are matched by (pymem._fingerprint, migration
+-- 0001): none for text that normalizes to nothing (punctuation, symbols or
+-- emoji only), which would all share one and merge at any cosine.
+CREATE OR REPLACE FUNCTION pymem._match_fingerprint(content text)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN nullif(pymem._fingerprint(content), pymem._fingerprint(''));
+
 -- The evidence two statements give about each other (pymem.pair_evidence,
 -- migration 0012): the one place where evidence is measured. The costly
 -- part (regexes and term lists) only when it could decide anything; a field
@@ -207,10 +216,16 @@ BEGIN
     e.similarity := similarity;
     e.same_topic := same_topic;
     e.goal := goal;
-    e.same_canonical := pymem._fingerprint(old_canonical) = pymem._fingerprint(new_canonical);
+    e.same_canonical := coalesce(
+        pymem._match_fingerprint(old_canonical) = pymem._match_fingerprint(new_canonical), false
+    );
     e.same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
-    e.same_text := e.same_markers
-        AND pymem._fingerprint(old_content) = pymem._fingerprint(new_content);
+    -- text with no fingerprint (nothing left after normalizing) is the same text
+    -- only when it is the very same string
+    e.same_text := e.same_markers AND coalesce(
+        pymem._match_fingerprint(old_content) = pymem._match_fingerprint(new_content),
+        old_content = new_content
+    );
     IF goal THEN
         -- goals name metrics; the words around them say what the goal is
         e.goal_metrics := CASE
@@ -313,7 +328,8 @@ BEGIN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
-        ELSIF e.same_topic IS NOT TRUE AND (CASE
+        -- with no content term on either side ("👍" / "👎") the words say nothing
+        ELSIF e.same_topic IS NOT TRUE AND e.total_terms > 0 AND (CASE
             WHEN e.cjk THEN e.similarity >= s.cjk_dedup_threshold
                 AND e.changed_terms <= s.cjk_dedup_term_change * e.total_terms
             ELSE e.similarity >= s.dedup_threshold
@@ -428,14 +444,10 @@ DECLARE
     v_evidence pymem.pair_evidence;
     -- the settings this item is decided with: its own thresholds and on_related
     v_settings pymem.settings := cfg;
-    -- text of punctuation, symbols or emoji only normalizes to nothing: all of
-    -- it would share one fingerprint and merge at any cosine ("👍" / "👎")
-    v_canonical_fingerprint uuid := nullif(
-        pymem._fingerprint(item.canonical), pymem._fingerprint('')
-    );
+    v_canonical_fingerprint uuid := pymem._match_fingerprint(item.canonical);
     -- computed once: inside the query a generic plan may evaluate it (three
     -- regexp passes) for every row of the user it filters
-    v_fingerprint uuid := nullif(pymem._fingerprint(item.content), pymem._fingerprint(''));
+    v_fingerprint uuid := pymem._match_fingerprint(item.content);
     -- where a neighbour starts to matter: the related band, or the review
     -- floor below it when a reviewer sees what is queued
     v_band double precision := CASE
@@ -1017,7 +1029,8 @@ BEGIN
                 WHEN 'jsonb' THEN 'object'
                 ELSE 'array'
             END AS json_type,
-            -- what an array of text holds: strings, not numbers or booleans to cast
+            -- what an array of text holds: strings (a null is dropped, as on the
+            -- single path), not numbers or booleans to cast
             CASE format_type(a.atttypid, NULL) WHEN 'text[]' THEN 'string' END AS element_type
         FROM pg_catalog.pg_attribute AS a
         WHERE a.attrelid = 'pymem.memory_item'::regclass AND a.attnum > 0
@@ -1029,7 +1042,7 @@ BEGIN
             SELECT jsonb_typeof(v) AS t FROM jsonb_array_elements(
                 CASE WHEN jsonb_typeof(kv.value) = 'array' THEN kv.value ELSE '[]' END
             ) AS v
-        ) AS x WHERE x.t <> k.element_type LIMIT 1) AS bad_element,
+        ) AS x WHERE x.t NOT IN (k.element_type, 'null') LIMIT 1) AS bad_element,
         (SELECT string_agg(k2.key, ', ' ORDER BY k2.key) FROM keys AS k2) AS known
     INTO v_bad
     FROM jsonb_array_elements(items) WITH ORDINALITY AS e
@@ -1043,7 +1056,7 @@ BEGIN
         OR (k.element_type IS NOT NULL AND jsonb_typeof(kv.value) = 'array'
             AND EXISTS (
                 SELECT FROM jsonb_array_elements(kv.value) AS v
-                WHERE jsonb_typeof(v) <> k.element_type
+                WHERE jsonb_typeof(v) NOT IN (k.element_type, 'null')
             ))
     ORDER BY e.ordinality, kv.key
     LIMIT 1;

@@ -19,7 +19,8 @@ RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN importance * exp(greatest(
     -700.0,
-    -least(decay_rate, 1e290) * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
+    -(CASE WHEN decay_rate > 1e290 THEN 1e290 ELSE decay_rate END)
+    * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
 -- Share of the query's tokens found in the content, 0..1.

@@ -66,6 +66,10 @@ def test_rollback_of_a_store_with_facts_and_no_memories_needs_yes(fresh_dsn, cap
     assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 2
     err = capsys.readouterr().err
     assert "rows of 2 users (" in err and "2 facts" in err and "--yes" in err, err
+    # the same with pymem on the search_path (a role's SET search_path, say)
+    on_path = psycopg.conninfo.make_conninfo(fresh_dsn, options="-csearch_path=pymem,public")
+    assert main(["--dsn", on_path, "migrate", "--rollback"]) == 2
+    assert "2 facts" in capsys.readouterr().err
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pymem.facts").fetchone()[0] == 2
 
