@@ -164,6 +164,17 @@ def drop_scratch_database(admin_dsn: str, database: str, *, owner: str) -> None:
         )
 
 
+def _scratch_state(conn: psycopg.Connection, database: str) -> str:
+    """``absent``, ``marked`` (a scratch command made it) or ``unmarked``."""
+    row = conn.execute(
+        "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+        (database,),
+    ).fetchone()
+    if row is None:
+        return "absent"
+    return "marked" if (row[0] or "").startswith(SCRATCH_MARK) else "unmarked"
+
+
 def reusable_scratch_database(admin_dsn: str, database: str, *, owner: str) -> bool:
     """Whether ``database`` is there for ``owner`` to use again (a benchmark keeps its
     loaded table between runs, and empties what it adds): True for one a scratch command
@@ -173,14 +184,9 @@ def reusable_scratch_database(admin_dsn: str, database: str, *, owner: str) -> b
     from pymem.errors import NotAScratchDatabase
 
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
-            (database,),
-        ).fetchone()
-    if row is None:
-        return False
-    if (row[0] or "").startswith(SCRATCH_MARK):
-        return True
+        state = _scratch_state(conn, database)
+    if state != "unmarked":
+        return state == "marked"
     raise NotAScratchDatabase(
         f"{owner}: will not use database {database!r}: it is not a scratch database a pymem "
         "command made (it has no mark), and the run would empty its tables; nothing was changed",
@@ -202,11 +208,7 @@ def _check_scratch(
 
     if database in _NEVER_SCRATCH:
         refuse("it is a server's own database or the default store", "Name another database.")
-    row = conn.execute(
-        "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
-        (database,),
-    ).fetchone()
-    if row is None or (row[0] or "").startswith(SCRATCH_MARK):
+    if _scratch_state(conn, database) != "unmarked":
         return
     from psycopg.conninfo import make_conninfo
 
