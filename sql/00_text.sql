@@ -11,7 +11,9 @@ CREATE OR REPLACE FUNCTION pymem._value_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
-RETURN '[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
+-- a minus sign not inside a word or a range ("-200", not "10-12" or "covid-19"):
+-- normalizing drops it, so "-200" and "200" are told apart here
+RETURN '(?:(?<![[:alnum:]])[-−])?[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
 || '|(?:星期|礼拜|周)[一二三四五六日天]|[今明昨后前]天'
 -- the part of the day, as "morning" and "evening" are in English
 || '|早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|凌晨'
@@ -112,6 +114,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
     WHEN marker ~ '^[0-9]' THEN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m')
+    WHEN marker ~ '^[-−]' THEN '-' || substr(marker, 2)
     WHEN marker ~ '^[a-z]' THEN coalesce(pymem._number_words() ->> marker, marker)
     WHEN marker ~ '^(星期|礼拜|周).$' THEN '周' || translate(right(marker, 1), '天', '日')
     WHEN marker IN ('早晨', '清晨') THEN '早上'
@@ -140,9 +143,22 @@ RETURN array(
     ORDER BY min(v.i)
 );
 
--- The values and negation of a text. Two texts whose markers differ state
--- different facts however close their embeddings ("meeting at 3pm" vs
--- "meeting at 4pm", "likes cats" vs "doesn't like cats").
+-- Words a symbol ends ("c++", "c#", "f#", "a+"), lowercased: they
+-- name another thing than the bare word, and normalizing drops the symbol,
+-- so "codes in C++" and "codes in C#" would be the same text. They are
+-- markers (a duplicate needs the same ones) but not values: another one is
+-- another thing, not the statement's new value.
+CREATE OR REPLACE FUNCTION pymem._symbol_words(content text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN array(
+    SELECT w.m[1] FROM regexp_matches(lower(content), '\m([a-z]+[+#]+)', 'g') AS w (m)
+);
+
+-- The values, negation and symbol words of a text. Two texts whose markers
+-- differ state different facts however close their embeddings ("meeting at
+-- 3pm" vs "meeting at 4pm", "likes cats" vs "doesn't like cats", "C++" vs "C#").
 CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -154,6 +170,8 @@ RETURN array(
         UNION
         SELECT 'NOT'
         WHERE pymem._negated(content)
+        UNION
+        SELECT unnest(pymem._symbol_words(content))
     ) AS m
     ORDER BY m.value
 );

@@ -191,6 +191,21 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 RETURN nullif(pymem._fingerprint(content), pymem._fingerprint(''));
 
+-- The same text: the same normalized text with the same markers (normalizing
+-- drops the point of "3.5" and the symbol of "C++"). Text with no fingerprint
+-- (nothing left after normalizing) is the same text only as the very same
+-- string. same_markers is the caller's, which has usually computed it anyway.
+CREATE OR REPLACE FUNCTION pymem._same_text(
+    old_content text, new_content text, same_markers boolean
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+RETURN same_markers AND coalesce(
+    pymem._match_fingerprint(old_content) = pymem._match_fingerprint(new_content),
+    old_content = new_content
+);
+
 -- The evidence two statements give about each other (pymem.pair_evidence,
 -- migration 0012): the one place where evidence is measured. The costly
 -- part (regexes and term lists) only when it could decide anything; a field
@@ -220,12 +235,7 @@ BEGIN
         pymem._match_fingerprint(old_canonical) = pymem._match_fingerprint(new_canonical), false
     );
     e.same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
-    -- text with no fingerprint (nothing left after normalizing) is the same text
-    -- only when it is the very same string
-    e.same_text := e.same_markers AND coalesce(
-        pymem._match_fingerprint(old_content) = pymem._match_fingerprint(new_content),
-        old_content = new_content
-    );
+    e.same_text := pymem._same_text(old_content, new_content, e.same_markers);
     IF goal THEN
         -- goals name metrics; the words around them say what the goal is
         e.goal_metrics := CASE
@@ -247,8 +257,10 @@ BEGIN
     ) THEN
         RETURN e;
     END IF;
+    -- another symbol word is another thing, not a new value ("C++" / "C#")
     e.masked_equal := NOT e.same_markers
-        AND pymem._mask_values(old_content) = pymem._mask_values(new_content);
+        AND pymem._mask_values(old_content) = pymem._mask_values(new_content)
+        AND pymem._symbol_words(old_content) = pymem._symbol_words(new_content);
     SELECT d.changed, d.total, d.reordered, d.role_swap
     INTO e.changed_terms, e.total_terms, e.reordered, e.role_swap
     FROM pymem._term_difference(old_content, new_content) AS d;

@@ -3,7 +3,8 @@
 --
 -- Duplicate pairs are counted exactly, with no index and no sampling: two
 -- live memories (not deleted, not folded into a consolidation) of one user
--- and one kind form a pair when their fingerprints are equal or their
+-- and one kind form a pair when they are the same text as the write path
+-- reads it (pymem._same_text: the same fingerprint and markers) or their
 -- cosine similarity is at least settings.dedup_threshold. Pairs never cross
 -- users or kinds, so the cost is the sum over (user, kind) of n * (n - 1) / 2
 -- vector comparisons: a user with 1,000 memories of one kind is 500k
@@ -38,7 +39,7 @@ BEGIN
     END IF;
     RETURN QUERY
     WITH live AS (
-        SELECT m.user_id, m.id, m.kind, m.fingerprint, m.embedding, m.tier, m.created_at
+        SELECT m.user_id, m.id, m.kind, m.content, m.fingerprint, m.embedding, m.tier, m.created_at
         FROM pymem.memories AS m
         WHERE (v_user IS NULL OR m.user_id = v_user)
             AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
@@ -50,7 +51,11 @@ BEGIN
         INNER JOIN live AS b
             ON a.user_id = b.user_id AND a.kind = b.kind
                 AND (a.created_at, a.id) < (b.created_at, b.id)
-        WHERE a.fingerprint = b.fingerprint
+        -- the same text as the write path reads it (its markers only when the
+        -- fingerprints agree), or a close vector
+        WHERE (a.fingerprint = b.fingerprint AND pymem._same_text(
+            a.content, b.content, pymem._fact_markers(a.content) = pymem._fact_markers(b.content)
+        ))
             OR (a.embedding <=> b.embedding) <= v_max_distance
     ),
     counts AS (

@@ -64,6 +64,27 @@ def test_duplicate_pairs_by_fingerprint_or_cosine_within_one_user_and_kind(store
     assert everyone.duplicate_pairs == 2
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "pair"),
+    [
+        ("👍", "👎", False),  # both normalize to nothing
+        ("👍", "👍", True),  # the very same string
+        ("Ann codes in C++", "Ann codes in C#", False),  # another symbol word
+        ("Ann weighs 3.5 kg", "Ann weighs 35 kg", False),  # another value
+        ("Ann codes in C#.", "ann codes in C#", True),
+    ],
+)
+def test_a_pair_by_text_is_the_same_text_as_the_write_path_reads_it(
+    store, sql, first, second, pair
+):
+    """Normalizing drops punctuation, symbols and emoji: texts whose fingerprints agree
+    are one text only when the write path would merge them by text."""
+    user = "q-dan"
+    mem(sql, user, first, unit(0))
+    mem(sql, user, second, unit(5))
+    assert store.quality_report(user).duplicate_pairs == int(pair)
+
+
 def test_a_memory_with_two_earlier_duplicates_is_one_duplicate_memory(store, sql):
     user = "q-cat"
     for _ in range(3):

@@ -1046,6 +1046,15 @@ DECISIONS = [
     ("Ada swims twice a week", "Ada swims three times a week", 0.91, "inserted", RELATED),
     ("Ivo's flight leaves at 8am", "Ivo's flight leaves at 8pm", 0.98, "superseded",
      "same statement, new value"),
+    # a sign is part of the value, normalizing drops it ("-200" / "200")
+    ("Ivo's balance is -200 euros", "Ivo's balance is 200 euros", 0.97, "superseded",
+     "same statement, new value"),
+    # a word a symbol ends names another thing than the word ("C++" / "C#" / "C", "A+" /
+    # "A"): normalizing drops the symbol, so the texts would be one and their trigrams equal
+    ("Ivo codes in C++", "Ivo codes in C#", 0.97, "inserted", RELATED),
+    ("Ivo codes in C", "Ivo codes in C++", 0.97, "inserted", RELATED),
+    ("Ada got an A+ in maths", "Ada got an A in maths", 0.97, "inserted", RELATED),
+    ("Ivo codes in C#.", "Ivo codes in C#", 0.3, "duplicate", "same normalized text"),
     # negation is not a value
     ("User likes cats", "User does not like cats", 0.95, "inserted",
      RELATED),
