@@ -32,6 +32,21 @@ BEGIN
 END;
 $$;
 
+-- An array argument is a list: one with more dimensions ('{{Dan},{Eve}}') was
+-- read flattened by some functions and by position (NULL) by others.
+CREATE OR REPLACE FUNCTION pymem._check_one_dimension(items anyarray, what text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    IF array_ndims(items) > 1 THEN
+        RAISE EXCEPTION '% must be a one-dimensional array, got %', what, array_dims(items)
+            USING ERRCODE = 'PM006';
+    END IF;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION pymem._check_content(
     content text, max_chars integer, what text DEFAULT 'content'
 )
@@ -66,6 +81,8 @@ AS $$
 DECLARE
     v_max integer := (pymem._settings()).max_content_chars;
 BEGIN
+    PERFORM pymem._check_one_dimension(contents, 'contents');
+    PERFORM pymem._check_one_dimension(labels, 'labels');
     IF labels IS NOT NULL AND cardinality(labels) <> coalesce(cardinality(contents), 0) THEN
         RAISE EXCEPTION 'labels has % elements, contents %',
             cardinality(labels), coalesce(cardinality(contents), 0)

@@ -154,6 +154,7 @@ BEGIN
         RAISE EXCEPTION '%valid_until must be after now, got %', label, item.valid_until
             USING ERRCODE = 'PM006';
     END IF;
+    PERFORM pymem._check_one_dimension(item.contacts, label || 'contacts');
     -- names of people the memory is about: blanks dropped, each name once
     item.contacts := array(
         SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''

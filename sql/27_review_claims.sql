@@ -244,6 +244,7 @@ AS $$
 #variable_conflict use_column
 BEGIN
     PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_one_dimension(review_ids, 'review_ids');
     RETURN QUERY
     WITH parked AS (
         SELECT r.user_id, r.id, r.memory_id, r.matched_id, r.attempts, r.last_error, r.parked_at

@@ -127,6 +127,7 @@ BEGIN
         RAISE EXCEPTION 'min_similarity must be a number, got NaN' USING ERRCODE = 'PM006';
     END IF;
     IF kinds IS NOT NULL THEN
+        PERFORM pymem._check_one_dimension(kinds, 'kinds');
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
     END IF;
     IF query_text IS NOT NULL THEN
@@ -260,11 +261,7 @@ BEGIN
     IF memory_ids IS NULL OR cardinality(memory_ids) = 0 THEN
         RETURN 0;
     END IF;
-    IF array_ndims(memory_ids) > 1 THEN
-        RAISE EXCEPTION 'memory_ids must be a one-dimensional array, got %',
-            array_dims(memory_ids)
-            USING ERRCODE = 'PM006';
-    END IF;
+    PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
     v_count := pymem._reinforce(user_id, memory_ids, false);
     -- fewer touched than given: name the missing ones (NULL ids touch nothing)
     IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN

@@ -27,6 +27,7 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
     IF memory_ids IS NOT NULL THEN
         PERFORM pymem._check_live_memories(user_id, memory_ids, include_consolidated => FALSE);
     END IF;

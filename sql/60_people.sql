@@ -231,6 +231,8 @@ BEGIN
     PERFORM pymem._check_contact_attributes(attributes);
     PERFORM pymem._check_contact_text(relationship, 'relationship');
     PERFORM pymem._check_contact_text(description, 'description');
+    PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
+    PERFORM pymem._check_one_dimension(aliases, 'aliases');
     SELECT a INTO v_too_long FROM unnest(aliases) AS a WHERE char_length(a) > 200 LIMIT 1;
     IF v_too_long IS NOT NULL THEN
         PERFORM pymem._check_contact_name(v_too_long, 'alias');

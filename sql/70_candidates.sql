@@ -62,6 +62,7 @@ BEGIN
         RAISE EXCEPTION 'min_group must be at least 2, got %', v_group
             USING ERRCODE = 'PM006';
     END IF;
+    PERFORM pymem._check_one_dimension(kinds, 'kinds');
     FOREACH v_kind IN ARRAY coalesce(kinds, '{}') LOOP
         PERFORM pymem._kind(v_kind);
     END LOOP;

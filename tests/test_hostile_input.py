@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import numpy as np
+import psycopg
 import pytest
 
 from pymem import MemoryItem
@@ -20,6 +21,7 @@ from pymem.errors import (
     WrongArgumentType,
 )
 from tests.conftest import unit
+from tests.helpers import refused
 
 INJECTIONS = [
     "x'); DROP TABLE pymem.memories; --",
@@ -177,3 +179,36 @@ def test_a_value_json_cannot_hold_is_wrong_argument_type(store):
     assert store.upsert("ann", "Ann x", unit(0), metadata={"at": when.isoformat()}).action == (
         "inserted"
     )
+
+
+TWO_DIMENSIONAL = [
+    # (call, its arguments' names: one of them an array of arrays)
+    ("SELECT * FROM pymem.upsert_memory('u2d', 'Dan likes tea', %(v)s,"
+     " contacts => '{{Dan},{Eve}}'::text[])", "contacts"),
+    ("SELECT pymem.sync_contact('u2d', 'Dan', aliases => '{{Danny},{D}}'::text[])", "aliases"),
+    ("SELECT pymem.sync_contact('u2d', 'Dan', ARRAY[[gen_random_uuid()]])", "memory_ids"),
+    ("SELECT * FROM pymem.recall('u2d', %(v)s, kinds => '{{fact}}'::text[])", "kinds"),
+    ("SELECT * FROM pymem.consolidation_candidates('u2d', kinds => '{{fact}}'::text[])",
+     "kinds"),
+    ("SELECT pymem.check_contents('{{tea,\"\"},{milk,honey}}'::text[])", "contents"),
+    ("SELECT pymem.check_contents('{tea}', '{{a}}'::text[])", "labels"),
+    ("SELECT * FROM pymem.get_memories('u2d', ARRAY[[gen_random_uuid()]])", "memory_ids"),
+    ("SELECT * FROM pymem.unpark_reviews('u2d', ARRAY[[gen_random_uuid()]])", "review_ids"),
+    ("SELECT pymem.touch('u2d', ARRAY[[gen_random_uuid()]])", "memory_ids"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("query", "argument"), TWO_DIMENSIONAL)
+def test_an_array_of_arrays_is_refused_by_name(sql, query, argument):
+    """Some functions read an array of arrays flattened ("Dan" and "Eve" became contacts),
+    others by position (check_contents named the wrong item): every list argument is
+    one-dimensional or refused with PM006, nothing written."""
+    before = sql.execute("SELECT count(*) FROM pymem.contacts").fetchone()
+    refused(
+        sql,
+        psycopg.Error,
+        "PM006",
+        lambda: sql.execute(query, {"v": unit(0)}),
+        f"{argument} must be a one-dimensional array",
+    )
+    assert sql.execute("SELECT count(*) FROM pymem.contacts").fetchone() == before
