@@ -9,11 +9,14 @@
 -- first occurrence, and their last_mentioned_at set. Words are compared,
 -- each Chinese (Japanese, Korean, Thai) character being a word: "小红" is
 -- found inside "我和小红去了", "Ann" is not found in "Anna" and case does
--- not matter. A match overlapping a longer one (or an equally long one
--- that starts earlier) is dropped: "小红" does not also fire "红".
--- One set-based statement: the message's word n-grams (n = the word counts
--- of the user's names, starting where a name's first word stands) joined to
--- the names by equality.
+-- not matter. Overlapping matches are settled longest first, then earliest:
+-- a match is kept when it covers no word of one kept before it, so "小红"
+-- does not also fire "红", and of "Ann Lee", "Lee Mary" and "Mary Jones" in
+-- "Ann Lee Mary Jones" the first and the last are kept (a match dropped for
+-- overlapping one that was itself dropped is not lost).
+-- The matches come from one set-based statement: the message's word n-grams
+-- (n = the word counts of the user's names, starting where a name's first
+-- word stands) joined to the names by equality.
 CREATE OR REPLACE FUNCTION pymem.mentioned_contacts(user_id text, message text)
 RETURNS TABLE (contact_id uuid, name text, relationship text, matched text)
 LANGUAGE plpgsql
@@ -24,6 +27,16 @@ DECLARE
     v_lengths integer[];
     v_longest integer;
     v_at timestamptz := clock_timestamp();
+    v_hit record;
+    -- which words a kept match covers
+    v_taken boolean[];
+    v_free boolean;
+    v_kept integer := 0;
+    v_kept_pos integer[] := '{}';
+    v_kept_cid uuid[] := '{}';
+    v_kept_label text[] := '{}';
+    v_last_pos integer;
+    v_last_n integer;
 BEGIN
     PERFORM pymem._check_user(user_id);
     IF cardinality(v_words) = 0 THEN
@@ -46,28 +59,32 @@ BEGIN
     IF v_lengths IS NULL THEN
         RETURN;
     END IF;
+    -- it sets last_mentioned_at: the user's lock first, as every writer takes
+    -- it (without it, a merge holding the lock waited on the contacts' rows
+    -- held here, and this transaction's next write deadlocked)
+    PERFORM pymem._lock_user(user_id);
+    v_taken := array_fill(FALSE, ARRAY[cardinality(v_words)]);
     -- Linear in the message whatever the plan: the message is never joined
     -- with itself, and its n-grams meet the names through the unique
     -- indexes (slicing the word array at every position and comparing every
     -- match with every other took 47 s for 10,000 mentions).
-    RETURN QUERY
-    WITH
-    -- each word with the words that follow it, as many as the longest name has
-    ahead AS (
-        SELECT
-            w.pos,
-            array_agg(w.word) OVER (
-                ORDER BY w.pos
-                ROWS BETWEEN CURRENT ROW AND v_longest - 1 FOLLOWING
-            ) AS words
-        FROM unnest(v_words) WITH ORDINALITY AS w (word, pos)
-    ),
-    grams AS MATERIALIZED (
-        SELECT a.pos, l.n, array_to_string(a.words[1:l.n], ' ') AS key
-        FROM ahead AS a CROSS JOIN unnest(v_lengths) AS l (n)
-        WHERE cardinality(a.words) >= l.n
-    ),
-    hits AS (
+    FOR v_hit IN
+        WITH
+        -- each word with the words that follow it, as many as the longest name has
+        ahead AS (
+            SELECT
+                w.pos,
+                array_agg(w.word) OVER (
+                    ORDER BY w.pos
+                    ROWS BETWEEN CURRENT ROW AND v_longest - 1 FOLLOWING
+                ) AS words
+            FROM unnest(v_words) WITH ORDINALITY AS w (word, pos)
+        ),
+        grams AS MATERIALIZED (
+            SELECT a.pos::integer AS pos, l.n, array_to_string(a.words[1:l.n], ' ') AS key
+            FROM ahead AS a CROSS JOIN unnest(v_lengths) AS l (n)
+            WHERE cardinality(a.words) >= l.n
+        )
         SELECT g.pos, g.n, c.id AS cid, c.name AS label
         FROM grams AS g
         INNER JOIN pymem.contacts AS c
@@ -77,29 +94,35 @@ BEGIN
         FROM grams AS g
         INNER JOIN pymem.contact_aliases AS a
             ON a.user_id = mentioned_contacts.user_id AND a.normalized_alias = g.key
-    ),
-    -- two matches overlap when they cover a word in common: per covered
-    -- word, the longest match there and the first start of each length
-    covered AS (
-        SELECT
-            h.pos,
-            h.n,
-            h.cid,
-            h.label,
-            max(h.n) OVER (PARTITION BY h.pos + c.k) AS longest_here,
-            min(h.pos) OVER (PARTITION BY h.pos + c.k, h.n) AS first_here
-        FROM hits AS h
-        CROSS JOIN LATERAL generate_series(0, h.n - 1) AS c (k)
-    ),
-    kept AS (
-        SELECT v.pos, v.cid, v.label
-        FROM covered AS v
-        GROUP BY v.pos, v.n, v.cid, v.label
-        HAVING NOT bool_or(v.longest_here > v.n OR v.first_here < v.pos)
-    ),
+        ORDER BY n DESC, pos, label
+    LOOP
+        -- the very words of the match kept last (a name and an alias alike) are kept too
+        v_free := v_hit.pos = v_last_pos AND v_hit.n = v_last_n;
+        IF NOT v_free THEN
+            v_free := TRUE;
+            FOR i IN v_hit.pos .. v_hit.pos + v_hit.n - 1 LOOP
+                IF v_taken[i] THEN
+                    v_free := FALSE;
+                    EXIT;
+                END IF;
+            END LOOP;
+        END IF;
+        CONTINUE WHEN NOT v_free;
+        FOR i IN v_hit.pos .. v_hit.pos + v_hit.n - 1 LOOP
+            v_taken[i] := TRUE;
+        END LOOP;
+        v_last_pos := v_hit.pos;
+        v_last_n := v_hit.n;
+        v_kept := v_kept + 1;
+        v_kept_pos[v_kept] := v_hit.pos;
+        v_kept_cid[v_kept] := v_hit.cid;
+        v_kept_label[v_kept] := v_hit.label;
+    END LOOP;
+    RETURN QUERY
+    WITH
     firsts AS (
         SELECT DISTINCT ON (k.cid) k.cid, k.label, k.pos
-        FROM kept AS k
+        FROM unnest(v_kept_pos, v_kept_cid, v_kept_label) AS k (pos, cid, label)
         ORDER BY k.cid, k.pos
     ),
     touched AS (

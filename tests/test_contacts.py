@@ -315,6 +315,26 @@ def test_a_call_that_waited_for_a_merge_sees_its_result(fresh_dsn, call, expecte
 # -- mentions ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("names", "message", "found"),
+    [
+        (
+            ["Ann Lee", "Lee Mary", "Mary Jones"],
+            "Ann Lee Mary Jones came",
+            ["Ann Lee", "Mary Jones"],
+        ),
+        (["小红", "红花园", "园林路口"], "小红花园林路口见", ["小红", "园林路口"]),
+    ],
+)
+def test_a_match_that_overlaps_only_a_dropped_one_is_kept(store, names, message, found):
+    """Overlaps are settled longest first, then earliest: the middle match overlaps both
+    others and goes, so the two it separated are both mentions (the window rule dropped a
+    match for overlapping one that was itself dropped)."""
+    for name in names:
+        store.sync_contact("alice", name)
+    assert [m.name for m in store.mentioned_contacts("alice", message)] == found
+
+
 def test_mentions_longest_match_word_boundaries_and_case(store, conn):
     for name in ["小红", "红", "Ann", "Anna", "Ann Lee", "Bob"]:
         store.sync_contact("alice", name)
@@ -780,3 +800,48 @@ def test_contacts_work_with_an_empty_search_path(store, conn):
     card = conn.execute("SELECT pymem.contact_card('alice', 'Jon Smith')").fetchone()[0]
     assert card == "Jon Smith\n- Jon Smith plays the cello"
     assert conn.execute("SELECT pymem.consolidate_contact('alice', 'Kim')").fetchone()[0] is None
+
+
+def test_a_transaction_that_found_mentions_then_writes_does_not_deadlock_a_merge(fresh_dsn):
+    """mentioned_contacts sets last_mentioned_at: it takes the user's lock first, as every
+    writer does. Without it, it held the contacts' rows, a merge took the user's lock and
+    waited on them, and the transaction's next write (here set_fact) deadlocked (40P01)."""
+    with MemoryStore(fresh_dsn) as setup:
+        setup.sync_contact("alice", "Ann")
+        setup.sync_contact("alice", "Bob")
+    merged: list = []
+
+    def merge():
+        # raw SQL: the wrapper would retry a deadlock victim and hide the deadlock
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+            try:
+                merged.append(
+                    conn.execute("SELECT pymem.merge_contacts('alice', 'Ann', 'Bob')").fetchone()[0]
+                )
+            except psycopg.Error as exc:  # checked by the main thread
+                merged.append(exc)
+
+    with (
+        psycopg.connect(fresh_dsn) as first,
+        psycopg.connect(fresh_dsn, autocommit=True) as watcher,
+    ):
+        found = first.execute(
+            "SELECT name FROM pymem.mentioned_contacts('alice', 'Ann met Bob')"
+        ).fetchall()
+        assert sorted(found) == [("Ann",), ("Bob",)]
+        merger = threading.Thread(target=merge)
+        merger.start()
+        deadline = time.monotonic() + 10
+        waiting = 0
+        while time.monotonic() < deadline and not waiting:
+            (waiting,) = watcher.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            time.sleep(0.01)
+        assert waiting, "the merge never waited"
+        first.execute("SELECT pymem.set_fact('alice', 'met_bob', 'true')")
+        first.commit()
+    merger.join(timeout=30)
+    (result,) = merged
+    assert isinstance(result, UUID), result
