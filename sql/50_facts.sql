@@ -104,7 +104,10 @@ AS $$
             key LIKE replace(
                 replace(replace(replace(p.key_pattern, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%'
             )
-        ORDER BY length(replace(p.key_pattern, '*', '')) DESC, p.key_pattern
+        -- the most specific first: the longest literal part, an exact key before
+        -- a pattern of the same length ('likes_os' before '*likes_os')
+        ORDER BY length(replace(p.key_pattern, '*', '')) DESC,
+            strpos(p.key_pattern, '*') = 0 DESC, p.key_pattern
         LIMIT 1
     ), 'latest_wins')
 $$;
@@ -272,8 +275,10 @@ BEGIN
         INSERT INTO pymem.reviews AS r (user_id, cause, fact_key, note)
         VALUES (user_id, 'fact', key, format('%s %s: %s (current) vs %s',
             scope, key, v_cur.value::text, value::text))
+        -- a newer candidate replaces the pending one: the note names the pair the user
+        -- is asked about (announced once, by the insert's trigger)
         ON CONFLICT (user_id, fact_key) WHERE resolved_at IS NULL AND cause = 'fact'
-        DO NOTHING;
+        DO UPDATE SET note = excluded.note;
         RETURN 'conflict';
     END IF;
 
@@ -442,7 +447,9 @@ BEGIN
         FROM pymem.facts AS f
         WHERE f.user_id = fact_history.user_id AND f.key = fact_history.key
     ) AS t
-    ORDER BY t.scope, t.seq NULLS LAST;
+    -- in the order the values arrived: a history row's id says when it was
+    -- archived (a candidate rejected while A was current is archived before A)
+    ORDER BY t.scope, t.seq IS NULL, t.set_at, t.seq;
 END;
 $$;
 

@@ -67,6 +67,44 @@ def test_city_moves_from_hangzhou_to_shanghai_with_history(store):
     assert store.get_fact(USER, "unknown_key") is None
 
 
+def test_history_lists_values_in_the_order_they_arrived(store, conn):
+    """A candidate rejected while A was current is archived before A is: the history still
+    lists A first (it was set first), then the rejected one, the current value last."""
+    assert set_at(conn, "city", "A", T[0], confidence=0.6) == "set"
+    assert set_at(conn, "city", "B", T[1], confidence=0.3) == "rejected"
+    assert set_at(conn, "city", "C", T[2], confidence=0.6) == "replaced"
+    assert history(store, "city") == [
+        ("habit", "A", "replaced"),
+        ("habit", "B", "rejected"),
+        ("habit", "C", "current"),
+    ]
+
+
+def test_an_exact_key_policy_wins_over_a_pattern_of_the_same_length(store):
+    """'*likes_os' and 'likes_os' have the same literal part: the exact key is the more
+    specific policy ('*' sorted first and the pattern won)."""
+    store.set_fact_policy("likes_os", "latest_wins")
+    store.set_fact_policy("*likes_os", "confirm")
+    assert store.set_fact(USER, "likes_os", "Windows") == "set"
+    assert store.set_fact(USER, "likes_os", "Mac") == "replaced"
+    assert store.set_fact(USER, "my_likes_os", "Windows") == "set"
+    assert store.set_fact(USER, "my_likes_os", "Mac") == "conflict"
+
+
+def test_a_newer_candidate_renames_the_pair_the_review_asks_about(store, conn):
+    """Under confirm a further candidate replaces the pending one; the open review's note
+    named the first candidate, so a reviewer was asked about a pair no longer waiting."""
+    store.set_fact_policy("likes_os", "confirm")
+    store.set_fact(USER, "likes_os", "Windows")
+    assert store.set_fact(USER, "likes_os", "Mac") == "conflict"
+    assert store.set_fact(USER, "likes_os", "Linux") == "conflict"
+    (pending,) = store.pending_conflicts(USER)
+    assert pending.candidate_value == "Linux"
+    assert '"Linux"' in pending.note and '"Mac"' not in pending.note
+    (review,) = store.pending_reviews(USER)
+    assert review.note == pending.note
+
+
 def test_unchanged_only_raises_confidence_and_source(store, conn):
     store.set_fact(USER, "diet", "vegetarian", confidence="high", source="confirmed")
     assert store.set_fact(USER, "diet", "vegetarian", confidence="low", source="inferred") == (
