@@ -135,6 +135,31 @@ BEGIN
 END;
 $$;
 
+-- When a fact stated at `at` stops being believed by default: a state after
+-- the state kind's lifetime; a habit never.
+CREATE OR REPLACE FUNCTION pymem._fact_default_end(scope text, at timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public
+AS $$
+    SELECT CASE WHEN scope = 'state' THEN at + coalesce(
+        (SELECT k.default_lifetime FROM pymem.kinds AS k WHERE k.kind = 'state'),
+        interval '1 day'
+    ) END
+$$;
+
+-- Whether a pending conflict still asks the user at `at`: while the value
+-- held or the candidate is believed. Once both have expired (a state
+-- conflict left unanswered) there is nothing left to choose between, and
+-- it is neither listed nor counted as a contradiction.
+CREATE OR REPLACE FUNCTION pymem._conflict_open(
+    valid_until timestamptz, pending_valid_until timestamptz, at timestamptz
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN valid_until IS NULL OR valid_until > at
+OR pending_valid_until IS NULL OR pending_valid_until > at;
+
 -- The decision and its effects. `at` is the instant the statement was
 -- made (now() from the public functions; tests pass earlier instants to
 -- build a timeline). The caller holds the per-user lock.
@@ -176,11 +201,8 @@ BEGIN
         RAISE EXCEPTION 'at must be a finite timestamp, got %', coalesce(v_at::text, 'NULL')
             USING ERRCODE = 'PM006';
     END IF;
-    IF scope = 'state' AND v_until IS NULL THEN
-        v_until := v_at + coalesce(
-            (SELECT k.default_lifetime FROM pymem.kinds AS k WHERE k.kind = 'state'),
-            interval '1 day'
-        );
+    IF v_until IS NULL THEN
+        v_until := pymem._fact_default_end(scope, v_at);
     END IF;
     IF v_until IS NOT NULL AND v_until <= v_at THEN
         RAISE EXCEPTION 'valid_until % is not after the time of the statement %', v_until, v_at
@@ -488,6 +510,7 @@ BEGIN
         ON r.user_id = f.user_id AND r.cause = 'fact' AND r.fact_key = f.key
             AND r.resolved_at IS NULL
     WHERE f.user_id = pending_conflicts.user_id AND f.conflict_pending
+        AND pymem._conflict_open(f.valid_until, f.pending_valid_until, now())
     UNION ALL
     SELECT r.id, r.cause, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
         r.memory_id, r.matched_id, r.note, r.created_at
@@ -514,6 +537,7 @@ AS $$
 DECLARE
     v_cur pymem.facts;
     v_at timestamptz;
+    v_until timestamptz;
     v_action text := 'kept';
     v_found boolean := false;
 BEGIN
@@ -534,9 +558,17 @@ BEGIN
     LOOP
         v_found := true;
         v_at := greatest(now(), v_cur.set_at, v_cur.updated_at);
+        -- the end of the value the user chose; one that has passed starts again
+        -- from the answer (a state's lifetime, a habit's none): a confirmed answer
+        -- stored already expired was believed by nobody
+        v_until := CASE WHEN v_cur.value <> value AND v_cur.pending_value = value
+            THEN v_cur.pending_valid_until ELSE v_cur.valid_until END;
+        IF v_until <= v_at THEN
+            v_until := pymem._fact_default_end(v_cur.scope, v_at);
+        END IF;
         IF v_cur.value = value THEN
             UPDATE pymem.facts AS f
-            SET confidence = 1, source = 'confirmed', updated_at = v_at
+            SET confidence = 1, source = 'confirmed', valid_until = v_until, updated_at = v_at
             WHERE f.user_id = v_cur.user_id AND f.key = v_cur.key AND f.scope = v_cur.scope;
         ELSE
             v_action := 'replaced';
@@ -547,9 +579,7 @@ BEGIN
                 v_cur.source, v_cur.valid_until, v_cur.set_at, v_at, 'resolved');
             UPDATE pymem.facts AS f
             SET value = resolve_conflict.value, confidence = 1, source = 'confirmed',
-                valid_until = CASE WHEN f.pending_value = resolve_conflict.value
-                    THEN f.pending_valid_until ELSE f.valid_until END,
-                set_at = v_at, updated_at = v_at
+                valid_until = v_until, set_at = v_at, updated_at = v_at
             WHERE f.user_id = v_cur.user_id AND f.key = v_cur.key AND f.scope = v_cur.scope;
         END IF;
         UPDATE pymem.facts AS f
@@ -587,7 +617,9 @@ BEGIN
     RETURN (
         SELECT
             coalesce(
-                (count(*) FILTER (WHERE f.conflict_pending))::double precision
+                (count(*) FILTER (WHERE f.conflict_pending
+                    AND pymem._conflict_open(f.valid_until, f.pending_valid_until, now())
+                ))::double precision
                 / nullif(count(*), 0),
                 0
             )

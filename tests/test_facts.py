@@ -105,6 +105,29 @@ def test_a_newer_candidate_renames_the_pair_the_review_asks_about(store, conn):
     assert review.note == pending.note
 
 
+@pytest.mark.parametrize("answer", ["calm", "tired", "happy"])
+def test_an_answer_to_a_conflict_whose_values_expired_is_believed(store, conn, answer):
+    """A state conflict left unanswered until both values expired: it no longer waits (not
+    listed, not a contradiction), and an answer given anyway is believed from now on for a
+    state's lifetime (it was stored with the old, past end: get_fact said nothing)."""
+    store.set_fact_policy("mood", "confirm")
+    hour = timedelta(hours=1)
+    assert set_at(conn, "mood", "tired", T[0], scope="state", valid_until=T[0] + hour) == "set"
+    later = T[0] + timedelta(minutes=10)
+    assert set_at(conn, "mood", "happy", later, scope="state", valid_until=later + hour) == (
+        "conflict"
+    )
+    assert store.pending_conflicts(USER) == []
+    assert store.contradiction_rate(USER) == 0.0
+    assert store.resolve_conflict(USER, "mood", answer) in ("kept", "replaced")
+    assert store.get_fact(USER, "mood") == answer
+    (fact,) = store.current_facts(USER)
+    (ends,) = conn.execute(
+        "SELECT now() + default_lifetime FROM pymem.kinds WHERE kind = 'state'"
+    ).fetchone()  # the answer's instant: the test's transaction is the store's
+    assert fact.valid_until == ends
+
+
 def test_unchanged_only_raises_confidence_and_source(store, conn):
     store.set_fact(USER, "diet", "vegetarian", confidence="high", source="confirmed")
     assert store.set_fact(USER, "diet", "vegetarian", confidence="low", source="inferred") == (
