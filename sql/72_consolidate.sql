@@ -195,12 +195,25 @@ BEGIN
             USING ERRCODE = 'PM006';
     END IF;
 
-    -- 1. The same source set again: its record, never a second copy.
+    -- 1. The same source set again: its record, never a second copy; unless the
+    -- record was deleted since (answering it would hide every source).
     IF record_id IS NULL THEN
         SELECT c.id INTO memory_id
         FROM pymem.consolidations AS c
         WHERE c.user_id = _consolidate.user_id AND c.source_ids = v_ids AND c.undone_at IS NULL;
         IF found THEN
+            IF EXISTS (
+                SELECT FROM pymem.memories AS m
+                WHERE m.user_id = _consolidate.user_id AND m.id = memory_id
+                    AND m.deleted_at IS NOT NULL
+            ) THEN
+                RAISE EXCEPTION '%', format(
+                    '%sthese memories are consolidated into %s, which is deleted', label, memory_id
+                )
+                    USING ERRCODE = 'PM041',
+                        HINT = 'undo(user_id, record) brings the record back; '
+                            'unconsolidate(user_id, record) then frees its fragments.';
+            END IF;
             action := 'existing';
             RETURN;
         END IF;

@@ -244,6 +244,21 @@ def test_the_same_sources_again_return_the_same_record(store, sql):
     assert sql.execute("SELECT count(*) FROM pymem.consolidations").fetchone()[0] == 1
 
 
+def test_the_same_sources_of_a_deleted_record_are_refused_not_answered_with_it(store, sql):
+    """The record was deleted since: answering it as 'existing' left every source hidden
+    under a deleted record (no live memory) and unconsolidate refused it (PM011)."""
+    ids = fragments(sql)
+    record = store.consolidate(USER, ids, "one record", unit(0))
+    store.apply_maintenance(USER, [{"op": "delete", "id": str(record)}])
+    refused(
+        sql,
+        AlreadyConsolidated,
+        "PM041",
+        lambda: store.consolidate(USER, ids, "again", unit(0)),
+        f"consolidated into {record}, which is deleted",
+    )
+
+
 def test_an_overlapping_set_is_refused_naming_the_consolidated_ids(store, sql):
     ids = fragments(sql)
     rid = store.consolidate(USER, ids[:2], "two of them", unit(0))
