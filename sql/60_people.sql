@@ -423,6 +423,19 @@ BEGIN
     SELECT merge_contacts.user_id, v_keep_id, m.memory_id, 'moved', m.linked_at
     FROM jsonb_to_recordset(v_moved) AS m (memory_id uuid, linked_at timestamptz)
     ON CONFLICT ON CONSTRAINT contact_links_pkey DO NOTHING;
+    -- the links a consolidation moved to its record, which unconsolidate gives
+    -- back: under keep's id (a link of a deleted contact is dropped there)
+    UPDATE pymem.consolidations AS c
+    SET moved_links = (
+        SELECT jsonb_agg(
+            CASE WHEN e.link ->> 'contact_id' = v_merge_id::text
+                THEN jsonb_set(e.link, '{contact_id}', to_jsonb(v_keep_id)) ELSE e.link END
+            ORDER BY e.n
+        )
+        FROM jsonb_array_elements(c.moved_links) WITH ORDINALITY AS e (link, n)
+    )
+    WHERE c.user_id = merge_contacts.user_id
+        AND c.moved_links @> jsonb_build_array(jsonb_build_object('contact_id', v_merge_id));
 
     -- merge's profile memory, if keep has none, becomes keep's; if keep has
     -- one, merge's stays linked as a fragment for the next consolidation

@@ -527,6 +527,19 @@ def test_contact_links_move_to_the_record_and_back(store, sql):
     assert _links(sql) == before
 
 
+def test_a_merge_of_two_people_while_consolidated_keeps_their_links_on_unconsolidate(store, sql):
+    """Bobby's fragment and Robert's are consolidated, then Bobby is merged into Robert: the
+    record keeps the links it moved under the survivor's id, so unconsolidate gives both
+    fragments back to Robert (Bobby's was dropped with the deleted contact)."""
+    ids = fragments(sql, n=2)
+    robert = store.sync_contact(USER, "Robert", [ids[1]])
+    store.sync_contact(USER, "Bobby", [ids[0]])
+    rid = store.consolidate(USER, ids, "one record", unit(0))
+    assert store.merge_contacts(USER, "Robert", "Bobby") == robert
+    assert store.unconsolidate(USER, rid) == 2
+    assert {(c, m) for c, m, _ in _links(sql)} == {(robert, ids[0]), (robert, ids[1])}
+
+
 def test_unconsolidate_gives_a_deleted_fragments_links_to_the_restored_ones(store, sql):
     ids = fragments(sql)
     ann = _contact(sql, "Ann")
