@@ -227,11 +227,18 @@ BEGIN
         FROM pymem._consolidate(
             user_id, v_fragments, v_text,
             (
-                SELECT l2_normalize(avg(m.embedding))
-                FROM pymem.memories AS m
-                WHERE
-                    m.user_id = consolidate_contact.user_id
-                    AND (m.id = ANY(v_fragments) OR m.consolidated_into = v_profile)
+                -- the fragments' mean direction; fragments that cancel out (v and -v)
+                -- have none, and the newest one's stands for them
+                SELECT CASE WHEN vector_norm(a.mean) > 0 THEN l2_normalize(a.mean) ELSE a.newest END
+                FROM (
+                    SELECT
+                        avg(m.embedding) AS mean,
+                        (array_agg(m.embedding ORDER BY m.created_at DESC, m.id DESC))[1] AS newest
+                    FROM pymem.memories AS m
+                    WHERE
+                        m.user_id = consolidate_contact.user_id
+                        AND (m.id = ANY(v_fragments) OR m.consolidated_into = v_profile)
+                ) AS a
             ),
             '{}', v_cfg,
             record_id => v_profile, kind => 'profile', reason => 'consolidate_contact',

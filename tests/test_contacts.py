@@ -525,6 +525,28 @@ def test_truncate_graphemes(conn, text, max_chars, expected):
 # -- consolidation and events --------------------------------------------------------
 
 
+def test_a_profile_of_fragments_that_cancel_out_takes_the_newest_direction(store, conn):
+    """Two fragments with opposite vectors have a zero mean: the profile's embedding, which
+    pymem chooses, was refused as the zero vector (PM005) for an argument nobody passed."""
+    first = store.upsert("alice", "Ann loves hiking", unit(0)).memory_id
+    newest = store.upsert("alice", "Ann hates crowds", -unit(0)).memory_id
+    # one transaction gives both the same created_at: the first is made a day older
+    conn.execute(
+        "UPDATE pymem.memories SET created_at = created_at - interval '1 day' WHERE id = %s",
+        (first,),
+    )
+    link(conn, first, ["Ann"])
+    link(conn, newest, ["Ann"])
+    profile = store.consolidate_contact("alice", "Ann", "Outdoorsy, avoids crowds.")
+    embeddings = dict(
+        conn.execute(
+            "SELECT id, embedding::text FROM pymem.memories WHERE id = ANY(%s)",
+            ([profile, newest],),
+        ).fetchall()
+    )
+    assert embeddings[profile] == embeddings[newest]
+
+
 def test_consolidate_makes_one_profile_memory_and_never_twice(store, conn):
     ids = remember(store, ["Lea is a pilot", "Lea lives in Oslo", "Lea and Tom are married"])
     pinned = store.upsert("alice", "Lea's number is secret", unit(20), pinned=True).memory_id
