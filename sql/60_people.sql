@@ -268,7 +268,9 @@ $$;
 -- settings.contact_fuzzy_threshold (0.5) for names in spaced scripts;
 -- for Chinese/Japanese/Korean names, which share no trigram
 -- (similarity('小红', '红红') = 0), the shared distinct characters over
--- the smaller name's >= settings.contact_cjk_fuzzy_threshold (0.6).
+-- the smaller name's >= settings.contact_cjk_fuzzy_threshold (0.6). The
+-- characters are compared when both names have such characters, and then
+-- only those: over Latin letters, "Ava" shared all of its with "David 王".
 -- Only the first tier that matches is returned.
 CREATE OR REPLACE FUNCTION pymem.resolve_contact(user_id text, name text)
 RETURNS SETOF pymem.contact_match
@@ -279,6 +281,7 @@ DECLARE
     v_key text;
     v_settings pymem.settings := pymem._settings();
     v_spaceless text := '[' || pymem._spaceless_chars() || ']';
+    v_other text := '[^' || pymem._spaceless_chars() || ']';
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_contact_name(resolve_contact.name);
@@ -306,12 +309,14 @@ BEGIN
             c.name,
             k.spaceless,
             CASE
-                WHEN k.spaceless THEN pymem._shared_chars(v_key, k.key)
+                WHEN k.spaceless THEN pymem._shared_chars(
+                    regexp_replace(v_key, v_other, '', 'g'), regexp_replace(k.key, v_other, '', 'g')
+                )
                 ELSE similarity(v_key, k.key)::double precision
             END AS score
         FROM pymem.contacts AS c
         CROSS JOIN LATERAL (
-            SELECT n.key, (v_key ~ v_spaceless OR n.key ~ v_spaceless) AS spaceless
+            SELECT n.key, (v_key ~ v_spaceless AND n.key ~ v_spaceless) AS spaceless
             FROM (
                 SELECT c.normalized_name AS key
                 UNION ALL

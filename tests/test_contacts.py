@@ -203,7 +203,14 @@ def test_resolve_exact_then_alias_then_fuzzy_and_never_merges(store, conn):
     assert (fuzzy.contact_id, fuzzy.name, fuzzy.match, fuzzy.score) == (hong, "小红", "fuzzy", 1.0)
     assert store.resolve_contact("alice", "张三") == []  # a shared surname is not enough
     assert store.resolve_contact("alice", "Mary Jones") == []
-    assert contact_count(conn) == 3  # resolving created and merged nothing
+    # a name of both scripts: its Chinese characters meet Chinese ones, its words trigrams
+    # (Latin letters counted as characters gave "Ava" a score of 1.0 against "David 王")
+    david = store.sync_contact("alice", "David 王")
+    for other in ["Ava", "Vida", "Di"]:
+        assert store.resolve_contact("alice", other) == [], other
+    assert [m.contact_id for m in store.resolve_contact("alice", "王")] == [david]
+    assert [m.contact_id for m in store.resolve_contact("alice", "Davide")] == [david]
+    assert contact_count(conn) == 4  # resolving created and merged nothing
 
 
 def test_merge_moves_everything_and_keeps_the_merged_name(store, conn):
