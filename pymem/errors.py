@@ -340,6 +340,9 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         return InvalidInput(message, sqlstate=sqlstate, hint=hint, detail=detail)
     if cls is None and sqlstate is None and "cannot adapt" in str(exc):
         cls = WrongArgumentType
+    if cls is None and sqlstate == "42846":
+        # a value the wrapper casts that is of no castable type (a bool as a number)
+        cls = WrongArgumentType
     if cls is None and sqlstate is None and "NUL (0x00)" in str(exc):
         # psycopg refuses NUL bytes before they reach the server.
         cls, message = InvalidContent, "text must not contain NUL (0x00) bytes"

@@ -88,6 +88,9 @@ def test_injection_in_a_kind_is_an_unknown_kind(store, conn):
         (lambda s: s.recall("u", unit(0), k=0), InvalidParameter, "PM006"),
         (lambda s: s.recall("u", unit(0), k=10**6), InvalidParameter, "PM006"),
         (lambda s: s.set_fact("u", "k", {1, 2}), PymemError, "PM021"),
+        # a bool is no number: the cast refuses it (42846), a type no parameter takes
+        (lambda s: s.set_fact("u", "k", "v", confidence=True), WrongArgumentType, "42883"),
+        (lambda s: s.upsert("u", "tea", unit(0), importance=True), WrongArgumentType, "42883"),
     ],
 )  # fmt: skip
 def test_malformed_values_are_refused_with_their_code(store, conn, call, error, sqlstate):
