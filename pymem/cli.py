@@ -621,6 +621,12 @@ def cmd_review(args: argparse.Namespace) -> int:
                 f"took it ({o.error})",
                 file=sys.stderr,
             )
+        elif o.state == "stale":
+            print(
+                f"pymem review: review {r.review_id}: the pair changed while the judge read "
+                f"it; given back to be judged again, nothing counted ({o.error})",
+                file=sys.stderr,
+            )
         elif o.state == "failed":
             print(
                 f"pymem review: review {r.review_id}: the judge failed, nothing recorded "
@@ -633,12 +639,17 @@ def cmd_review(args: argparse.Namespace) -> int:
                 f"(pymem review --user {r.user_id} --unpark puts it back): {o.error}",
                 file=sys.stderr,
             )
-        else:
+        else:  # retry
             print(
                 f"pymem review: review {r.review_id} failed (attempt {o.attempts}, retried in "
                 f"{o.retry_after:g} s): {o.error}",
                 file=sys.stderr,
             )
+
+    def store_error(error, wait: float) -> None:
+        if live:
+            sys.stderr.write("\n")
+        print(f"pymem: {error.one_line()}; trying again in {wait:g} s", file=sys.stderr)
 
     def progress(counts: ReviewCounts) -> None:
         nonlocal seen
@@ -661,6 +672,7 @@ def cmd_review(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             on_outcome=outcome,
             on_batch=progress,
+            on_error=store_error,
         )
         try:
             if args.once or args.dry_run:
@@ -677,7 +689,7 @@ def cmd_review(args: argparse.Namespace) -> int:
                 sys.stderr.write("\n")
     totals = worker.totals
     done = "judged (dry run, nothing applied)" if args.dry_run else "reviewed"
-    print(f"{done} {totals.claimed}: {totals.line()}")
+    print(f"{done} {totals.reviewed}: {totals.line()}")
     return 1 if totals.failed else 0
 
 

@@ -122,8 +122,9 @@ class ReviewClaimed(PymemError):
 
 
 class ReviewStale(PymemError):
-    """resolve_review with ``as_seen``: one of the pair changed (a write superseded it)
-    after the judge read it; nothing was decided. Judge the pair again."""
+    """resolve_review with ``as_seen``: the pair is no longer the one the judge read (either
+    memory rewritten, the review moved to another memory, or the claim given back or taken);
+    nothing was decided. Judge the pair again."""
 
     sqlstate = "PM018"
 

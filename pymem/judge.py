@@ -12,14 +12,17 @@ malformed, and the review stays queued with that error.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import threading
+import time
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, verdict
+from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, printable, verdict
 from pymem.store import ClaimedReview
 
 SYSTEM_PROMPT = """\
@@ -175,13 +178,33 @@ class OpenAIJudge:
 
         if self._client is None:
             self._client = httpx.Client(timeout=self.timeout)
-        try:
-            response = self._client.post(
-                self.url, json=chat_request(self.model, review), headers=self._headers
-            )
-        except httpx.HTTPError as exc:
-            raise self._failure(exc) from None
-        return self._verdict(response)
+        client, deadline = self._client, time.monotonic() + self.timeout
+        # httpx's timeout bounds each read, not the request: a server that trickles its
+        # answer would hold the call for ever. The request runs in a thread that is waited
+        # for until the deadline; one left behind stops at its next read.
+        done: list[Any] = []
+
+        def ask() -> None:
+            try:
+                request = client.stream(
+                    "POST", self.url, json=chat_request(self.model, review), headers=self._headers
+                )
+                with request as response:
+                    body = bytearray()
+                    for chunk in response.iter_bytes():
+                        if time.monotonic() > deadline:
+                            raise httpx.ReadTimeout("past the deadline")
+                        body += chunk
+                    done.append((response.status_code, self._text(response, body)))
+            except Exception as exc:
+                done.append(exc)
+
+        thread = threading.Thread(target=ask, name="pymem-judge", daemon=True)
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if not done:
+            raise self._late()
+        return self._answer(done[0])
 
     def close(self) -> None:
         """Close the HTTP connections (the judge opens new ones if called again)."""
@@ -195,22 +218,37 @@ class OpenAIJudge:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _failure(self, exc: Exception) -> JudgeError:
+    def _late(self) -> JudgeError:
+        return JudgeError(f"no answer from {self.url} within {self.timeout:g} s")
+
+    @staticmethod
+    def _text(response: Any, body: bytes) -> str:
+        return body.decode(response.encoding or "utf-8", errors="replace")
+
+    def _answer(self, done: tuple[int, str] | Exception) -> Verdict:
+        """The verdict in a response (status, text), or the error of the request; the
+        key is taken out of all the server's text before any of it is quoted (a cut
+        could split the key), and out of the error once more (an escape in JSON spells
+        it otherwise)."""
         import httpx
 
-        if isinstance(exc, httpx.TimeoutException):
-            return JudgeError(f"no answer from {self.url} within {self.timeout:g} s")
-        return JudgeError(self._redacted(f"request to {self.url} failed: {exc}"))
-
-    def _verdict(self, response: Any) -> Verdict:
-        if not 200 <= response.status_code < 300:
-            status = f"HTTP {response.status_code} from {self.url}"
-            raise JudgeError(self._redacted(f"{status}: {response.text[:300]}"))
         try:
-            body = response.json()
-        except ValueError:
-            raise MalformedVerdict(f"the response is not JSON: {response.text[:200]!r}") from None
-        return parse_chat_response(body)
+            if isinstance(done, httpx.TimeoutException):
+                raise self._late()
+            if isinstance(done, httpx.HTTPError):
+                raise JudgeError(printable(f"request to {self.url} failed: {done}"))
+            if isinstance(done, Exception):
+                raise done
+            status, text = done[0], self._redacted(done[1])
+            if not 200 <= status < 300:
+                raise JudgeError(printable(f"HTTP {status} from {self.url}: {text[:300]}"))
+            try:
+                body = json.loads(text)
+            except ValueError:
+                raise MalformedVerdict(f"the response is not JSON: {text[:200]!r}") from None
+            return parse_chat_response(body)
+        except JudgeError as exc:
+            raise type(exc)(self._redacted(str(exc))) from None
 
     def _redacted(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text
@@ -225,13 +263,23 @@ class AsyncOpenAIJudge(OpenAIJudge):
 
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.timeout)
-        try:
-            response = await self._client.post(
-                self.url, json=chat_request(self.model, review), headers=self._headers
+        client = self._client
+
+        async def ask() -> tuple[int, str]:
+            request = client.stream(
+                "POST", self.url, json=chat_request(self.model, review), headers=self._headers
             )
+            async with request as response:
+                return response.status_code, self._text(response, await response.aread())
+
+        try:
+            # the whole request: httpx's timeout bounds each read only
+            done: tuple[int, str] | Exception = await asyncio.wait_for(ask(), self.timeout)
+        except asyncio.TimeoutError:
+            raise self._late() from None
         except httpx.HTTPError as exc:
-            raise self._failure(exc) from None
-        return self._verdict(response)
+            done = exc
+        return self._answer(done)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None

@@ -25,7 +25,9 @@ import asyncio
 import functools
 import inspect
 import json
+import logging
 import os
+import re
 import secrets
 import socket
 import threading
@@ -36,14 +38,32 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
-from pymem.errors import PymemError, ReviewClaimed, ReviewStale
+from pymem.errors import (
+    ConnectionLost,
+    Deadlock,
+    InvalidContent,
+    LockTimeout,
+    PymemError,
+    QueryCanceled,
+    ReviewClaimed,
+    ReviewStale,
+    SerializationFailure,
+)
 from pymem.store import AsyncMemoryStore, ClaimedReview, MemoryStore
 
 DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")
 # the longest reason kept (also at most settings.max_content_chars)
 REASON_CHARS = 1000
 CHANNEL = "pymem_events"
+# the store's passing trouble, not the review's: run_forever waits it out and goes on
+# (a lost connection; a lock or statement timeout, a deadlock or serialization failure:
+# another transaction held what the call needed)
+TRANSIENT = (ConnectionLost, LockTimeout, QueryCanceled, Deadlock, SerializationFailure)
 
+# claim_reviews' largest k (PM006 beyond; tests/test_review_worker.py checks the two agree)
+CLAIM_MAX = 1000
+
+_log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _Steps = Generator[Callable[[], Any], Any, _T]
 
@@ -97,8 +117,9 @@ def verdict(answer: Any) -> Verdict:
 class ReviewCounts:
     """What a run did: reviews claimed, decided (by decision; in a dry run, what would have
     been decided), failed (given back with an error) and parked among them, taken (another
-    reviewer held the review by the time the decision came: applied by nobody here), and
-    the judge's calls."""
+    reviewer held the review by the time the decision came: applied by nobody here), stale
+    (the pair changed while the judge read it: given back unjudged, claimed and judged again
+    later, so counted again in ``claimed``), and the judge's calls."""
 
     claimed: int = 0
     decided: dict[str, int] = field(default_factory=dict)
@@ -106,6 +127,7 @@ class ReviewCounts:
     parked: int = 0
     taken: int = 0
     judge_calls: int = 0
+    stale: int = 0
 
     def __iadd__(self, other: ReviewCounts) -> ReviewCounts:
         self.claimed += other.claimed
@@ -115,19 +137,27 @@ class ReviewCounts:
         self.parked += other.parked
         self.taken += other.taken
         self.judge_calls += other.judge_calls
+        self.stale += other.stale
         return self
 
     @property
     def decided_total(self) -> int:
         return sum(self.decided.values())
 
+    @property
+    def reviewed(self) -> int:
+        """The reviews whose claim ended in this run with an outcome: the claims but the
+        stale ones (given back to be judged again: such a review is claimed twice)."""
+        return self.claimed - self.stale
+
     def line(self) -> str:
         """One line of counts, as ``pymem review`` prints them."""
         decided = ", ".join(f"{n} {d}" for d in DECISIONS if (n := self.decided.get(d)))
         taken = f", {self.taken} taken by another reviewer" if self.taken else ""
+        stale = f", {self.stale} changed while judged (judged again)" if self.stale else ""
         return (
             f"{self.decided_total} decided" + (f" ({decided})" if decided else "")
-            + f", {self.failed} failed, {self.parked} parked{taken}; "
+            + f", {self.failed} failed, {self.parked} parked{taken}{stale}; "
             f"{self.judge_calls} judge calls"
         )  # fmt: skip
 
@@ -139,10 +169,11 @@ class ReviewOutcome:
     ``state``: ``decided`` (``survivor`` is the memory that stayed), ``judged`` (a dry
     run: nothing applied), ``retry`` or ``parked`` (failed, ``error`` says why;
     ``attempts`` counts the failures so far), ``failed`` (a dry run's judge failed: nothing
-    recorded, no attempt counted), ``stale`` (a write changed the pair while
-    the judge read it: given back unjudged, no attempt counted, judged again on the next
-    claim), ``taken`` (this reviewer's claim ran out and another reviewer holds or decided
-    the review: nothing applied here, nothing counted)."""
+    recorded, no attempt counted), ``stale`` (the pair is no longer the one the judge
+    read: a write rewrote either memory, another decision moved the review to another
+    memory, the claim was given back; given back unjudged, no attempt counted, judged
+    again on the next claim), ``taken`` (this reviewer's claim ran out and another
+    reviewer holds or decided the review: nothing applied here, nothing counted)."""
 
     review: ClaimedReview
     state: str
@@ -158,9 +189,25 @@ def default_worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
+# what a text column cannot take or a log should not show: control characters (NUL is
+# refused by the driver) and lone surrogates (not UTF-8); whitespace is collapsed first
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` on one line that any store and terminal takes: whitespace runs as one
+    space, other control characters and lone surrogates as their escapes (``\\x00``)."""
+    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], " ".join(text.split()))
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc) if isinstance(exc, JudgeError) else f"{type(exc).__name__}: {exc}"
-    return " ".join(text.split()) or type(exc).__name__
+    return printable(text) or type(exc).__name__
+
+
+def is_async_judge(judge: Any) -> bool:
+    """An ``async def``, or an object whose ``__call__`` is one (AsyncOpenAIJudge)."""
+    return inspect.iscoroutinefunction(judge) or inspect.iscoroutinefunction(type(judge).__call__)
 
 
 class _Reviewer:
@@ -186,6 +233,7 @@ class _Reviewer:
         listen_dsn: str | None = None,
         on_outcome: Callable[[ReviewOutcome], None] | None = None,
         on_batch: Callable[[ReviewCounts], None] | None = None,
+        on_error: Callable[[PymemError, float], None] | None = None,
     ):
         if user_id is not None and not (isinstance(user_id, str) and user_id.strip()):
             # '' (an unset shell variable) is never "every user"
@@ -205,6 +253,7 @@ class _Reviewer:
         self.listen_dsn = listen_dsn or getattr(store, "_dsn", None)
         self.on_outcome = on_outcome
         self.on_batch = on_batch
+        self.on_error = on_error
         self.totals = ReviewCounts()
         self._stop = threading.Event()
         self._reason_chars: int | None = None
@@ -218,23 +267,32 @@ class _Reviewer:
     # -- the steps -------------------------------------------------------------------
 
     def _run_once(self) -> _Steps[ReviewCounts]:
-        """One batch: claim up to ``batch`` reviews, judge and apply each."""
+        """One batch; a dry run gives its claims back at its end (it changes nothing)."""
+        try:
+            return (yield from self._batch())
+        finally:
+            yield from self._give_back_held()
+
+    def _drain(self) -> _Steps[ReviewCounts]:
+        """Batches until nothing is left to claim; a dry run gives its claims back last."""
+        counts = ReviewCounts()
+        try:
+            while not self._stop.is_set():
+                done = yield from self._batch()
+                counts += done
+                if not done.claimed:
+                    break
+        finally:
+            yield from self._give_back_held()
+        return counts
+
+    def _batch(self) -> _Steps[ReviewCounts]:
+        """Claim up to ``batch`` reviews, judge and apply each."""
         counts = ReviewCounts()
         if self._reason_chars is None:
             settings = yield self.store.get_settings
             self._reason_chars = min(REASON_CHARS, settings.max_content_chars)
-        # a dry run holds what it judged to its end; a held claim that ran out comes back
-        # (oldest first) with the next claim: asked for beside the batch, kept, not judged
-        # again
-        k = self.batch + (len(self._held) if self.dry_run else 0)
-        claims = yield functools.partial(
-            self.store.claim_reviews, self.user_id, self.worker, k, lease=self.lease
-        )
-        if self.dry_run:
-            for review in claims:
-                if review.review_id in self._held:
-                    self._held[review.review_id] = review
-            claims = [r for r in claims if r.review_id not in self._held]
+        claims = yield from self._claims()
         counts.claimed = len(claims)
         todo = list(claims)
         try:
@@ -250,28 +308,62 @@ class _Reviewer:
             self.on_batch(counts)
         return counts
 
-    def _drain(self) -> _Steps[ReviewCounts]:
-        """Batches until nothing is left to claim; a dry run gives its claims back last."""
-        counts = ReviewCounts()
-        try:
-            while not self._stop.is_set():
-                done = yield from self._run_once()
-                counts += done
-                if not done.claimed:
-                    break
-        finally:
-            while self._held:
-                _, review = self._held.popitem()
-                yield from self._released(review)
-        return counts
+    def _claims(self) -> _Steps[list[ClaimedReview]]:
+        """The next reviews to judge. A dry run holds what it judged to its end; a held
+        claim that ran out comes back (oldest first) with the next claim: asked for beside
+        the batch (claim_reviews takes at most CLAIM_MAX), kept, not judged again. A claim
+        that brings back only held ones renews them, so asking again brings new ones."""
+        if not self.dry_run:
+            return (
+                yield functools.partial(
+                    self.store.claim_reviews, self.user_id, self.worker, self.batch,
+                    lease=self.lease,
+                )
+            )  # fmt: skip
+        for _ in range(len(self._held) // CLAIM_MAX + 2):
+            k = min(CLAIM_MAX, self.batch + len(self._held))
+            claims = yield functools.partial(
+                self.store.claim_reviews, self.user_id, self.worker, k, lease=self.lease
+            )
+            fresh = []
+            for review in claims:
+                if review.review_id in self._held:
+                    self._held[review.review_id] = review
+                else:
+                    fresh.append(review)
+            if fresh or len(claims) < k:
+                return fresh
+        return []
 
-    def _review(self, review: ClaimedReview, counts: ReviewCounts) -> _Steps[None]:
-        counts.judge_calls += 1
+    def _give_back_held(self) -> _Steps[None]:
+        while self._held:
+            _, review = self._held.popitem()
+            yield from self._released(review)
+
+    def _judgement(self, review: ClaimedReview) -> _Steps[tuple[Verdict | None, str | None]]:
+        """The judge's verdict, its reason as it will be recorded; or why there is none."""
         try:
             answer = yield functools.partial(self._judged, review)
             found = verdict(answer)
         except Exception as exc:  # any failure of the judge is the review's error
-            error = f"judge: {_describe(exc)}"
+            return None, f"judge: {_describe(exc)}"
+        found = Verdict(found.decision, printable(found.reason)[: self._reason_chars])
+        # a reason of what the store counts as blank (more than str.strip does: zero-width
+        # spaces, the byte order mark) would be recorded as none: asked of the store, whose
+        # rule (pymem._blank_characters) is not copied here
+        try:
+            yield functools.partial(self.store.check_contents, [found.reason], ["reason"])
+        except InvalidContent:
+            return None, (
+                f"judge: reason must be a non-empty string, got {found.reason!r:.100} "
+                "(blank to the store)"
+            )
+        return found, None
+
+    def _review(self, review: ClaimedReview, counts: ReviewCounts) -> _Steps[None]:
+        counts.judge_calls += 1
+        found, error = yield from self._judgement(review)
+        if found is None:
             if self.dry_run:
                 # a dry run changes nothing: no attempt counted, nothing parked; the
                 # claim is held to the run's end, so the drain does not ask again
@@ -292,14 +384,16 @@ class _Reviewer:
                 review.user_id,
                 review.memory_id,
                 found.decision,
-                reason=found.reason[: self._reason_chars],
+                reason=found.reason,
                 claimed_by=self.worker,
                 review_id=review.review_id,
                 as_seen=(review.updated_at, review.matched_updated_at),
             )
         except ReviewStale as exc:
-            # a write changed the pair while the judge read it: give it back, unjudged,
-            # so that the next claim judges what is there now
+            # the pair is not the one the judge read (a write changed either memory,
+            # another decision moved the review to another memory, the claim was given
+            # back): give it back, unjudged, so that the next claim judges what is there
+            counts.stale += 1
             yield from self._released(review)
             self._outcome(ReviewOutcome(review, "stale", found, error=exc.one_line()))
             return
@@ -318,14 +412,23 @@ class _Reviewer:
 
     def _failed(self, review: ClaimedReview, counts: ReviewCounts, error: str) -> _Steps[None]:
         delay = min(self.retry_after * 2**review.attempts, self.max_retry_after)
-        state = yield functools.partial(
+        release = functools.partial(
             self.store.release_review,
             review.user_id,
             review.review_id,
             self.worker,
-            error,
             retry_after=delay,
         )
+        try:
+            state = yield functools.partial(release, error)
+        except PymemError as exc:
+            if not (exc.sqlstate or "").startswith("PM"):
+                raise
+            # the store refused the error's text: the attempt is counted all the same
+            # (else the review is judged, fails and jams the queue forever), with the
+            # text in ASCII escapes
+            error = f"an error the store could not record ({exc.one_line()}): {error!a:.500}"
+            state = yield functools.partial(release, error)
         if state == "not held":
             # our claim ran out and another reviewer took the review (or decided it,
             # which is why this decision found none): its outcome is theirs
@@ -347,20 +450,30 @@ class _Reviewer:
 
     def _forever(self) -> _Steps[None]:
         """Drain, then wait for a ``review_due`` (LISTEN) or the poll interval, until
-        :meth:`stop`. A lost connection is waited out: the store reconnects."""
+        :meth:`stop`. The store's passing trouble (:data:`TRANSIENT`: a lost connection,
+        which the store reconnects from; a lock or statement timeout, a deadlock) is
+        reported to ``on_error`` (else logged) and waited out: the poll interval, doubling
+        while it lasts, at most ``max_retry_after``."""
         if self.dry_run:
             raise ValueError("a dry run judges the queue once: use drain(), not run_forever()")
-        from pymem.errors import ConnectionLost
-
+        failures = 0
         try:
             while not self._stop.is_set():
                 yield from self._listening()
                 try:
                     yield from self._drain()
-                except ConnectionLost:
+                    failures = 0
+                    wait = self.poll_interval
+                except TRANSIENT as exc:
                     if self._stop.is_set():
                         raise
-                yield from self._idle()
+                    failures += 1
+                    wait = min(self.poll_interval * 2 ** (failures - 1), self.max_retry_after)
+                    if self.on_error is not None:
+                        self.on_error(exc, wait)
+                    else:
+                        _log.warning("%s; trying again in %g s", exc.one_line(), wait)
+                yield from self._idle(wait)
         finally:
             yield self._unlisten
 
@@ -381,13 +494,13 @@ class _Reviewer:
             yield self._unlisten
             self._listen_again_at = time.monotonic() + self.poll_interval
 
-    def _idle(self) -> _Steps[None]:
-        """Until a ``review_due`` of our users is heard, the poll interval passes, or stop.
+    def _idle(self, seconds: float) -> _Steps[None]:
+        """Until a ``review_due`` of our users is heard, ``seconds`` pass, or stop.
         A listener whose connection broke (a server restart, a terminated backend) is
         closed: the worker polls until it listens again."""
         import psycopg
 
-        deadline = time.monotonic() + self.poll_interval
+        deadline = time.monotonic() + seconds
         while not self._stop.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -455,11 +568,12 @@ class ReviewWorker(_Reviewer):
     the batch's judge calls); a failure is retried after ``retry_after`` seconds,
     doubling per attempt up to ``max_retry_after``. ``dry_run``: judge, apply nothing.
     ``on_outcome`` hears each review's :class:`ReviewOutcome`, ``on_batch`` each batch's
-    counts; ``totals`` adds up every run of the worker.
+    counts, ``on_error`` (in ``run_forever``) each passing error of the store it waits out,
+    with the seconds it waits; ``totals`` adds up every run of the worker.
     """
 
     def __init__(self, store: MemoryStore, judge: Callable[[ClaimedReview], Any], **options):
-        if not isinstance(store, MemoryStore) or inspect.iscoroutinefunction(judge):
+        if not isinstance(store, MemoryStore) or is_async_judge(judge):
             raise TypeError(
                 "ReviewWorker takes a MemoryStore and a plain callable; "
                 "AsyncReviewWorker takes an AsyncMemoryStore and an async judge"
@@ -527,8 +641,7 @@ class AsyncReviewWorker(_Reviewer):
 
     async def _judged(self, review: ClaimedReview) -> Any:
         call = self.judge
-        # an async def, or an object whose __call__ is one (AsyncOpenAIJudge)
-        if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(type(call).__call__):
+        if is_async_judge(call):
             answer = call(review)
         else:
             answer = await asyncio.to_thread(call, review)

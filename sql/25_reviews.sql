@@ -60,7 +60,10 @@ $$;
 -- kept on the review and in the history of every memory the decision
 -- changes; claimed_by is the reviewer deciding (sql/27_review_claims.sql):
 -- a review claimed by another reviewer whose claim has not run out is
--- refused (PM017), whoever asks.
+-- refused (PM017), whoever asks. as_seen (with claimed_by: a reviewer's
+-- judgement of its claim) refuses, PM018, a decision on a pair that is no
+-- longer the one the judge read: either text rewritten, the review moved to
+-- another memory, or the claim given back or taken since.
 CREATE OR REPLACE FUNCTION pymem.resolve_review(
     user_id text,
     memory_id uuid,
@@ -124,7 +127,14 @@ BEGIN
                 HINT = 'pymem.pending_reviews(user_id) lists the open ones.';
     END IF;
     IF v_review.memory_id IS DISTINCT FROM memory_id THEN
-        -- another decision retired memory_id and moved this review to its survivor
+        -- another decision retired memory_id and moved this review to its survivor:
+        -- for a judge (as_seen) that is a pair it never read, to judge again (PM018)
+        IF as_seen IS NOT NULL THEN
+            RAISE EXCEPTION 'review % concerns memory % now, not %: its pair changed since '
+                'the judge read it', v_review.id, v_review.memory_id, memory_id
+                USING ERRCODE = 'PM018',
+                    HINT = 'Give the review back (release_review) and judge the pair again.';
+        END IF;
         RAISE EXCEPTION 'review % concerns memory % now, not %: its pair changed',
             v_review.id, v_review.memory_id, memory_id
             USING ERRCODE = 'PM015',
@@ -133,6 +143,18 @@ BEGIN
     PERFORM pymem._check_claim(
         v_review.id, v_review.claimed_by, v_review.claimed_until, claimed_by
     );
+    -- a reviewer's judgement holds only for the claim it judged: a review given back,
+    -- taken by another reviewer, or moved to another pair (a move clears the claim,
+    -- and the survivor may carry the very updated_at the judge read: one batch wrote
+    -- both) since then is no longer what the judge read
+    IF as_seen IS NOT NULL AND claimed_by IS NOT NULL
+        AND v_review.claimed_by IS DISTINCT FROM claimed_by THEN
+        RAISE EXCEPTION 'review % is no longer held by reviewer %: it was given back, taken '
+            'or moved to another pair since the judge read it', v_review.id,
+            quote_literal(claimed_by)
+            USING ERRCODE = 'PM018',
+                HINT = 'Give the review back (release_review) and judge the pair again.';
+    END IF;
     -- a judge decided on the two texts it read (claim_reviews' updated_at and
     -- matched_updated_at): a write since then (a supersede of either) would make
     -- the decision about text that is no longer there
@@ -258,11 +280,14 @@ BEGIN
                         )
                 )
             );
+        -- a moved review is a pair no reviewer has read: its claim ends (the
+        -- reviewer's decision is refused, PM018, and no attempt is counted)
         UPDATE pymem.reviews AS r
         SET memory_id = CASE WHEN r.memory_id = v_review.memory_id
                 THEN v_survivor ELSE r.memory_id END,
             matched_id = CASE WHEN r.matched_id = v_review.memory_id
-                THEN v_survivor ELSE r.matched_id END
+                THEN v_survivor ELSE r.matched_id END,
+            claimed_by = NULL, claimed_until = NULL
         WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
             AND r.id <> v_review.id
             AND v_review.memory_id IN (r.memory_id, r.matched_id);

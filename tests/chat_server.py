@@ -118,7 +118,10 @@ class ChatServer:
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._server.handle_error = lambda *args: None  # type: ignore[method-assign]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: 0.5 s a test by default
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -16,6 +16,7 @@ from pymem.errors import (
     InvalidUserId,
     NoPendingReview,
     ReviewClaimed,
+    ReviewStale,
 )
 from tests.conftest import at_cosine, unit
 
@@ -242,6 +243,68 @@ def test_review_id_picks_one_of_a_memorys_reviews_and_a_moved_one_is_refused(sto
     changed = pytest.raises(NoPendingReview, match=f"review {moved} concerns memory {old} now")
     with changed, conn.transaction():
         store.resolve_review(USER, new, "keep_both", review_id=moved)
+
+
+def _retire_into(store, retired, survivor) -> None:
+    """Another decision retires ``retired`` into ``survivor`` (a flagged pair settled as
+    duplicate); the open reviews of ``retired`` move to ``survivor``."""
+    flagged = store.flag_conflict(USER, retired, survivor, "by hand")
+    store.resolve_review(USER, retired, "duplicate", review_id=flagged)
+
+
+def _judged(store, claim, decision="supersede"):
+    """The reviewer's decision on what it read."""
+    return store.resolve_review(
+        USER, claim.memory_id, decision, reason="as read", claimed_by="w",
+        review_id=claim.review_id, as_seen=(claim.updated_at, claim.matched_updated_at),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("moved", ["older", "newer"])
+def test_a_pair_moved_to_another_memory_since_the_claim_is_stale(store, conn, moved):
+    """Another decision retires one of a claimed pair into a third memory, and the review
+    moves to it: the judge never read that one. In one transaction every memory carries
+    the same updated_at (as two written by one batch do), so only the move tells."""
+    ((new, old),) = pairs(store, 1)
+    third = store.upsert(USER, "a third thing", unit(30)).memory_id
+    (claim,) = store.claim_reviews(USER, "w")
+    _retire_into(store, old if moved == "older" else new, third)
+    (review,) = [r for r in store.pending_reviews(USER) if r.cause == "related"]
+    assert third in (review.memory_id, review.matched_id)
+    # PM018, not PM015 for the moved newer one: the worker gives it back, no attempt
+    with pytest.raises(ReviewStale, match="judge read"), conn.transaction():
+        _judged(store, claim)
+    assert conn.execute(
+        "SELECT content FROM pymem.memories WHERE id = %s", (third,)
+    ).fetchone() == ("a third thing",)
+    # the move ended the claim: open, claimable by anyone, nothing counted
+    assert state(conn, review.memory_id)[:3] == (None, 0, None)
+    assert store.release_review(USER, claim.review_id, "w") == "not held"
+    assert [r.review_id for r in store.claim_reviews(USER, "v")] == [claim.review_id]
+
+
+def test_a_decision_on_a_claim_given_back_or_taken_since_is_stale(store, conn):
+    ((new, _),) = pairs(store, 1)
+    (claim,) = store.claim_reviews(USER, "w")
+    assert store.release_review(USER, claim.review_id, "w") == "released"
+    with pytest.raises(ReviewStale, match="no longer held by reviewer 'w'"), conn.transaction():
+        _judged(store, claim)
+    store.claim_reviews(USER, "v")
+    expire(conn)  # v's claim ran out too: still not the claim w's judge read
+    with pytest.raises(ReviewStale), conn.transaction():
+        _judged(store, claim)
+    # without as_seen (a person deciding), a claim that ran out protects nothing
+    assert store.resolve_review(USER, new, "keep_both", claimed_by="w") == new
+
+
+def test_a_reinforcement_while_the_judge_reads_is_not_a_change(store, conn):
+    """The same text said again reinforces the older memory (mentions, importance): what
+    the judge read is still there, so the decision applies (PM018 is for a rewrite)."""
+    ((_, old),) = pairs(store, 1)
+    (claim,) = store.claim_reviews(USER, "w")
+    again = store.upsert(USER, claim.matched_content, unit(0), importance=0.9)
+    assert (again.action, again.memory_id) == ("duplicate", old)
+    assert _judged(store, claim, "duplicate") == old
 
 
 def test_claims_skip_reviews_whose_memories_are_gone(store, conn):

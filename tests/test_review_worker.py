@@ -6,6 +6,7 @@ slow answers, LISTEN and polling, --dry-run and --once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -23,6 +24,7 @@ from pymem.cli import main
 from pymem.judge import AsyncOpenAIJudge, OpenAIJudge, parse_chat_response
 from pymem.review import (
     AsyncReviewWorker,
+    JudgeError,
     MalformedVerdict,
     ReviewWorker,
     Verdict,
@@ -688,3 +690,324 @@ def test_a_dry_run_against_a_server_that_errs_says_so_and_records_nothing(fresh_
     assert err.count("the judge failed, nothing recorded (dry run)") == 2, err
     assert "model not found" in err
     assert all(r[5] == 0 for r in reviews(fresh_dsn))
+
+
+# -- the audit of the review loop: each test names what it guards ----------------------
+
+
+@pytest.mark.parametrize("retired", ["older", "newer"])
+def test_a_pair_moved_while_the_judge_read_it_is_given_back_unjudged(fresh_dsn, retired):
+    """While the judge reads (A, X), another decision retires one of them into S (written
+    in one batch with X: the same updated_at) and moves the review to S: the judge's answer
+    is about a memory it never read. Not applied, no attempt counted, judged again."""
+    with MemoryStore(fresh_dsn) as store, MemoryStore(fresh_dsn) as other:
+        s, x = store.upsert_many(
+            "ann",
+            [
+                {"content": "Ann lives in Hangzhou", "embedding": unit(0)},
+                {"content": "Ann's dog is called Rex", "embedding": unit(1)},
+            ],
+        )
+        a = store.upsert("ann", "Ann's dog is called Max now", at_cosine(BAND, 1, 256))
+        assert a.matched_id == x.memory_id
+        seen = []
+
+        def judge(review):
+            seen.append((review.memory_id, review.matched_id))
+            if len(seen) == 1:
+                gone = x.memory_id if retired == "older" else a.memory_id
+                flagged = other.flag_conflict("ann", gone, s.memory_id, "by hand")
+                other.resolve_review("ann", gone, "duplicate", review_id=flagged)
+                return Verdict("supersede", "the dog's name changed from Rex to Max")
+            return Verdict("keep_both", "a city and a dog")
+
+        outcomes = []
+        totals = ReviewWorker(store, judge, user_id="ann", on_outcome=outcomes.append).drain()
+        assert [o.state for o in outcomes] == ["stale", "decided"]
+        assert (totals.stale, totals.failed, totals.decided, totals.reviewed) == (
+            1, 0, {"keep_both": 1}, 1
+        )  # fmt: skip
+        assert s.memory_id in seen[1]  # judged again: the pair as it is now
+        live = {m.memory_id: m.content for m in store.get_memories("ann")}
+        assert live[s.memory_id] == "Ann lives in Hangzhou"  # not overwritten
+    ((_, decision, reason, _, _, attempts, error, _, _),) = reviews(fresh_dsn)
+    assert (decision, reason, attempts, error) == ("keep_both", "a city and a dog", 0, None)
+
+
+@pytest.mark.parametrize("source", ["exception", "http"])
+def test_a_judge_error_with_control_characters_is_recorded_and_counted(fresh_dsn, source):
+    """A NUL byte in a judge's error (an exception's text, an HTTP error body) cannot go into
+    a text column: it is recorded escaped, the attempt counted, and the review parks at the
+    limit instead of failing every run before anything is recorded."""
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET review_max_attempts = 1")
+
+    def broken(review):
+        raise RuntimeError("oops\x00\x01 \ud800")
+
+    with (
+        ChatServer(lambda r: status(500, "oops\x00\x01")) as server,
+        MemoryStore(fresh_dsn) as store,
+        OpenAIJudge(server.url, "m") as http,
+    ):
+        totals = ReviewWorker(store, broken if source == "exception" else http).drain()
+    assert (totals.failed, totals.parked) == (1, 1)
+    ((_, _, _, _, claimed, attempts, error, parked, _),) = reviews(fresh_dsn)
+    assert (claimed, attempts, parked is not None) == (None, 1, True)
+    assert error.endswith(
+        "RuntimeError: oops\\x00\\x01 \\ud800" if source == "exception" else ": oops\\x00\\x01"
+    )
+
+
+def test_an_error_the_store_refuses_still_counts_an_attempt(fresh_dsn):
+    """The backstop: should an error text still be one the store refuses, the failure is
+    recorded in ASCII escapes all the same, never left uncounted."""
+    from pymem.review import ReviewCounts, _run
+
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store:
+        worker = ReviewWorker(store, lambda r: None, worker="w")
+        (claim,) = store.claim_reviews("ann", "w")
+        counts = ReviewCounts()
+        _run(worker._failed(claim, counts, "judge: oops\x00"))
+    assert (counts.failed, counts.taken) == (1, 0)
+    ((_, _, _, _, claimed, attempts, error, _, _),) = reviews(fresh_dsn)
+    assert (claimed, attempts) == (None, 1)
+    assert error.startswith("an error the store could not record (")
+    assert error.endswith("'judge: oops\\x00'")
+
+
+class RawServer:
+    """HTTP on 127.0.0.1 that answers every POST with ``status`` and ``body`` as they are
+    (what ChatServer never sends: a body that is no chat response), ``trickle`` bytes
+    every ``pause`` seconds when given."""
+
+    def __init__(self, status: int, body: bytes, trickle: int = 0, pause: float = 0.0):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    step = trickle or len(body)
+                    for i in range(0, len(body), step):
+                        self.wfile.write(body[i : i + step])
+                        self.wfile.flush()
+                        time.sleep(pause)
+                except OSError:
+                    pass  # the client gave up
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        # shutdown() waits for serve_forever's next poll: 0.5 s a test by default
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+KEY = "sk-SECRET-0123456789"
+
+
+@pytest.mark.parametrize(
+    ("code", "body"),
+    [
+        # a gateway answering 200 with an error that quotes the key
+        (200, json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}"}})),
+        (200, f"<html>bad key {KEY}</html>"),  # not JSON
+        (200, json.dumps({"choices": [{"message": {"content": f"key {KEY} refused"}}]})),
+        (200, json.dumps({"choices": [{"message": {"content": {"key": KEY}}}]})),
+        # the key across the cut of a quoted body: redacted before it is cut
+        (401, "x" * 290 + KEY),
+    ],
+    ids=["error-object", "not-json", "content-not-json", "content-not-text", "cut-body"],
+)
+def test_the_key_never_gets_into_an_error_whatever_the_answer(code, body):
+    with (
+        RawServer(code, body.encode()) as server,
+        OpenAIJudge(server.url, "m", api_key=KEY) as judge,
+        pytest.raises(JudgeError) as caught,
+    ):
+        judge(_claimed())
+    assert "SECRET" not in str(caught.value) and "***" in str(caught.value)
+
+
+def _claimed():
+    """A review as claim_reviews returns it, for a judge called on its own."""
+    from datetime import datetime, timezone
+    from uuid import uuid4
+
+    from pymem.store import ClaimedReview
+
+    now = datetime.now(timezone.utc)
+    return ClaimedReview(
+        **{
+            **dict.fromkeys(ClaimedReview.__dataclass_fields__),
+            **dict(review_id=uuid4(), user_id="ann", cause="related", memory_id=uuid4(),
+                   matched_id=uuid4(), similarity=0.8, created_at=now, attempts=0,
+                   claimed_until=now, content="a", kind="fact", matched_content="b",
+                   matched_kind="fact", updated_at=now, matched_updated_at=now,
+                   matched_created_at=now),
+        }
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_the_timeout_bounds_the_whole_request(flavour):
+    """A server that trickles its answer (8 bytes every 0.1 s, about 1.5 s in all) keeps
+    every read within httpx's timeout; the judge's timeout is for the whole call."""
+    answer = json.dumps({"decision": "keep_both", "reason": "slowly"})
+    body = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
+    with RawServer(200, body, trickle=8, pause=0.1) as server:
+        started = time.monotonic()
+        with pytest.raises(JudgeError, match=r"no answer from .* within 0\.4 s"):
+            if flavour == "sync":
+                with OpenAIJudge(server.url, "m", timeout=0.4) as judge:
+                    judge(_claimed())
+            else:
+
+                async def ask():
+                    async with AsyncOpenAIJudge(server.url, "m", timeout=0.4) as judge:
+                        await judge(_claimed())
+
+                asyncio.run(ask())
+        assert time.monotonic() - started < 0.8
+
+
+def test_a_dry_run_of_one_batch_gives_its_claims_back(fresh_dsn):
+    queue_pairs(fresh_dsn, ["ann"], 2)
+    with MemoryStore(fresh_dsn) as store:
+        dry = ReviewWorker(store, lambda r: ("keep_both", "x"), dry_run=True, worker="dry")
+        assert dry.run_once().decided == {"keep_both": 2}
+    # nothing held, so no claim runs out to count as the next reviewer's failed attempt
+    assert all(r[4] is None and r[5] == 0 and r[8] is None for r in reviews(fresh_dsn))
+
+
+def test_a_dry_run_asks_claim_reviews_for_no_more_than_it_takes(fresh_dsn):
+    """A dry run asks for its batch and what it holds; claim_reviews takes at most
+    CLAIM_MAX (the two agree), so --batch 1000 works."""
+    from pymem.errors import InvalidParameter
+    from pymem.review import CLAIM_MAX
+
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store:
+        assert store.claim_reviews("ann", "probe", CLAIM_MAX, lease=0.001) != []
+        with pytest.raises(InvalidParameter, match="k must be between 1 and 1000"):
+            store.claim_reviews("ann", "probe", CLAIM_MAX + 1)
+        time.sleep(0.01)
+        dry = ReviewWorker(store, lambda r: ("keep_both", "x"), dry_run=True, batch=CLAIM_MAX)
+        assert dry.drain().decided == {"keep_both": 1}
+
+
+def test_a_reason_the_store_counts_as_blank_is_malformed(fresh_dsn):
+    """Zero-width spaces and a byte order mark: str.strip() keeps them, the store does not
+    (pymem._blank_characters): applied, the decision would record no reason at all."""
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store:
+        totals = ReviewWorker(store, lambda r: ("duplicate", "\u200b\ufeff\u2060")).drain()
+    assert (totals.failed, totals.decided) == (1, {})
+    ((_, decision, _, _, _, attempts, error, _, resolved),) = reviews(fresh_dsn)
+    assert (decision, attempts, resolved) == (None, 1, None)
+    assert error == (
+        "judge: reason must be a non-empty string, got '\\u200b\\ufeff\\u2060' (blank to the store)"
+    )
+
+
+def test_the_sync_worker_refuses_an_object_whose_call_is_async(fresh_dsn):
+    judge = AsyncOpenAIJudge("http://127.0.0.1:1/v1", "m")
+    with MemoryStore(fresh_dsn) as store, pytest.raises(TypeError, match="AsyncReviewWorker"):
+        ReviewWorker(store, judge)
+
+
+def test_the_cli_says_a_stale_review_is_judged_again_and_counts_it_once(fresh_dsn, capsys):
+    pairs = queue_pairs(fresh_dsn, ["ann"], 1)
+    ((_, _, _, old),) = pairs.values()
+    calls = []
+
+    def script(request) -> Reply:
+        calls.append(request)
+        if len(calls) == 1:  # the older memory is rewritten while the judge thinks
+            with psycopg.connect(fresh_dsn) as conn:
+                conn.execute(
+                    "UPDATE pymem.memories SET content = content || ' (edited)' WHERE id = %s",
+                    (old,),
+                )
+        return verdict("keep_both", "two facts")
+
+    with ChatServer(script) as server:
+        args = ["--dsn", fresh_dsn, "review", "--user", "ann", "--once"]
+        assert main([*args, "--base-url", server.url, "--model", "m"]) == 0
+    captured = capsys.readouterr()
+    assert "the pair changed while the judge read it; given back" in captured.err
+    assert "failed (attempt" not in captured.err
+    assert captured.out.splitlines()[-1] == (
+        "reviewed 1: 1 decided (1 keep_both), 0 failed, 0 parked, 1 changed while judged"
+        " (judged again); 2 judge calls"
+    )
+
+
+def test_run_forever_waits_out_a_lock_timeout_and_says_so(fresh_dsn):
+    """An app transaction holds the user's write lock longer than the reviewer's
+    lock_timeout: resolve_review fails with 55P03, the store's trouble, not the review's.
+    The service reports it, backs off and goes on, as for a lost connection."""
+    from psycopg.conninfo import make_conninfo
+
+    from pymem.errors import LockTimeout
+
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    errors, crashed = [], []
+    with psycopg.connect(fresh_dsn) as app:
+
+        def judge(review):
+            if not errors:  # the app writes for the same user while the judge answers
+                app.execute("SELECT pymem._lock_user('ann')")
+                threading.Timer(0.4, app.commit).start()
+            return Verdict("keep_both", "two facts")
+
+        slow = make_conninfo(fresh_dsn, options="-c lock_timeout=50")
+        with MemoryStore(slow) as store:
+            worker = ReviewWorker(
+                store,
+                judge,
+                user_id="ann",
+                poll_interval=0.1,
+                on_error=lambda error, wait: errors.append((error, wait)),
+            )
+
+            def run() -> None:
+                try:
+                    worker.run_forever()
+                except Exception as exc:
+                    crashed.append(exc)
+
+            thread = threading.Thread(target=run)
+            thread.start()
+            try:
+                assert _until(lambda: _open_related(fresh_dsn) == 0 or crashed, 10)
+            finally:
+                worker.stop()
+                thread.join(10)
+    assert crashed == []
+    assert errors and all(isinstance(e, LockTimeout) for e, _ in errors)
+    assert [w for _, w in errors][:2] == [0.1, 0.2][: len(errors)]  # doubling
+    ((_, decision, _, _, _, attempts, _, _, _),) = reviews(fresh_dsn)
+    assert (decision, attempts) == ("keep_both", 0)
