@@ -49,6 +49,9 @@ BEGIN
         metadata = _reinforce.metadata || m.metadata,
         valid_until = CASE
             WHEN m.valid_until IS NULL THEN NULL
+            -- an ended memory said again holds again, to the new statement's end (none
+            -- for a fact): kept at its past end it stayed hidden from recall
+            WHEN _reinforce.mentioned AND m.valid_until <= now() THEN _reinforce.valid_until
             ELSE greatest(m.valid_until, _reinforce.valid_until)
         END
     WHERE m.user_id = _reinforce.user_id
@@ -126,6 +129,9 @@ BEGIN
     IF item.canonical IS NOT NULL THEN
         PERFORM pymem._check_content(item.canonical, cfg.max_content_chars, label || 'canonical');
     END IF;
+    -- a blank topic is none ('' made every memory sent with it one subject, and a
+    -- write superseded an unrelated fact), and "city " is "city"
+    item.topic := nullif(btrim(item.topic, pymem._blank_characters()), '');
     -- indexed with user_id: a btree entry must fit a third of a page
     IF length(item.topic) > 200 THEN
         RAISE EXCEPTION '%topic is % characters long, the maximum is 200', label,

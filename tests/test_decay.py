@@ -304,6 +304,73 @@ def test_touch_of_a_deleted_memory_is_refused(store, sql):
     refused(sql, MemoryNotFound, "PM011", lambda: store.touch(USER, [mid]))
 
 
+def test_touch_of_a_consolidated_fragment_reinforces_its_record(store, sql):
+    """A fragment lives on in its record: touching its id reinforced the hidden fragment
+    and left the live record to decay. It reinforces the record, as a duplicate does."""
+    a = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    b = add(store, sql, "likes tea without sugar", at_cosine(0.9, 0, 2))
+    record = store.consolidate(USER, [a, b], "likes green tea, no sugar", unit(0))
+    before = {m: row(sql, m)["access_count"] for m in (a, b, record)}
+    assert store.touch(USER, [a]) == 1
+    after = {m: row(sql, m)["access_count"] for m in (a, b, record)}
+    assert after == {a: before[a], b: before[b], record: before[record] + 1}
+
+
+@pytest.mark.parametrize("through", ["touch", "recall"])
+def test_a_touch_beside_a_writer_of_the_same_rows_does_not_deadlock(fresh_dsn, through):
+    """A writer's transaction reinforces a, a touch of [a, b] (or a recall with touch)
+    waits, the writer then reinforces b: without the user's lock the touch held b and
+    waited on a, and one of the two was the victim of a deadlock (40P01)."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as setup:
+        register_vector(setup)
+        ids = [
+            setup.execute(
+                "SELECT memory_id FROM pymem.upsert_memory(%s, %s, %s)", (USER, text, vector)
+            ).fetchone()[0]
+            for text, vector in (("Bob likes tea", unit(1)), ("Ann likes coffee", unit(0)))
+        ]
+    outcome: list = []
+
+    def toucher():
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+            register_vector(conn)
+            try:
+                if through == "touch":
+                    conn.execute("SELECT pymem.touch(%s, %s::uuid[])", (USER, ids[::-1]))
+                else:
+                    q = (unit(0) + unit(1)) / math.sqrt(2)
+                    conn.execute(
+                        "SELECT count(*) FROM pymem.recall(%s, %s, 2, touch => true)", (USER, q)
+                    )
+                outcome.append("ok")
+            except psycopg.Error as exc:
+                outcome.append(exc)
+
+    with (
+        psycopg.connect(fresh_dsn) as writer,
+        psycopg.connect(fresh_dsn, autocommit=True) as watcher,
+    ):
+        register_vector(writer)
+        writer.execute("SELECT * FROM pymem.upsert_memory(%s, 'Ann likes coffee', %s)",
+                       (USER, unit(0)))  # fmt: skip
+        thread = threading.Thread(target=toucher)
+        thread.start()
+        deadline = time.monotonic() + 10
+        waiting = 0
+        while time.monotonic() < deadline and not waiting:
+            (waiting,) = watcher.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            time.sleep(0.01)
+        assert waiting, "the touch never waited"
+        writer.execute("SELECT * FROM pymem.upsert_memory(%s, 'Bob likes tea', %s)",
+                       (USER, unit(1)))  # fmt: skip
+        writer.commit()
+    thread.join(timeout=30)
+    assert outcome == ["ok"]
+
+
 def test_recall_with_touch_touches_exactly_the_returned_rows(store, sql):
     made = [
         add(store, sql, text, at_cosine(c, 0, 1 + i), age_days=20)

@@ -2348,3 +2348,36 @@ def test_dimension_change_keeps_history_recorded(empty_dsn):
         assert result.action == "superseded"
     with psycopg.connect(empty_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone()[0] == 1
+
+
+def test_a_fact_said_again_after_its_end_holds_again(store, sql):
+    """A duplicate of a memory whose valid_until had passed kept the past end: the write
+    said 'duplicate' and recall still found nothing. Said again, it holds again, to the new
+    statement's end (none for a fact); a touch does not lift an end."""
+    first = store.upsert(USER, "Alice works at Acme", unit(0), valid_until="2999-01-01")
+    # its end passes (set by hand: the test's transaction cannot wait)
+    sql.execute(
+        "UPDATE pymem.memories SET valid_until = now() - interval '1 hour' WHERE id = %s",
+        (first.memory_id,),
+    )
+    assert store.recall(USER, unit(0), 5) == []
+    store.touch(USER, [first.memory_id])
+    assert store.recall(USER, unit(0), 5) == []
+    again = store.upsert(USER, "Alice works at Acme", unit(0))
+    assert (again.action, again.memory_id) == ("duplicate", first.memory_id)
+    assert memory(sql, first.memory_id)["valid_until"] is None
+    assert [h.memory_id for h in store.recall(USER, unit(0), 5)] == [first.memory_id]
+
+
+@pytest.mark.parametrize("topic", ["", "   ", "\u200b"])
+def test_a_blank_topic_is_no_topic(store, sql, topic):
+    """'' as the topic made every memory sent with it one subject: an unrelated fact at
+    cosine 0.55 superseded the first ("same topic"). Blank is none, as NULL is."""
+    first = store.upsert(USER, "Ann is allergic to peanuts", unit(0), topic=topic)
+    second = store.upsert(USER, "Ann bought a red bicycle", at_cosine(0.55), topic=topic)
+    assert (first.action, second.action) == ("inserted", "inserted")
+    assert memory(sql, first.memory_id)["topic"] is None
+    assert store.upsert(USER, "Ann lives in Lyon", unit(7), topic=" city ").action == "inserted"
+    assert sql.execute(
+        "SELECT topic FROM pymem.memories WHERE content = 'Ann lives in Lyon'"
+    ).fetchone() == ("city",)
