@@ -43,7 +43,88 @@ BEGIN
     LEFT JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
     LEFT JOIN pymem.memories AS o ON o.user_id = r.user_id AND o.id = r.matched_id
     WHERE r.user_id = pending_reviews.user_id AND r.resolved_at IS NULL
+        -- a fact conflict whose two values both expired asks nothing (pending_conflicts)
+        AND (r.cause <> 'fact' OR EXISTS (
+            SELECT FROM pymem.facts AS f
+            WHERE f.user_id = pending_reviews.user_id AND f.key = r.fact_key
+                AND f.conflict_pending
+                AND pymem._conflict_open(f.valid_until, f.pending_valid_until, now())
+        ))
     ORDER BY r.created_at, r.id;
+END;
+$$;
+
+-- The open reviews of memories that another now stands for (a decision
+-- retired them into its survivor, a consolidation folded them into its
+-- record) concern that one from now on. A review that would pair it with
+-- itself, or repeat an open review (two of the retired ones paired with one
+-- other memory, a conflict in either direction), has nothing left to
+-- decide: closed as 'obsolete', resolved_id the one standing for them. A
+-- moved review is a pair no reviewer has read: its claim ends (the
+-- reviewer's decision is refused, PM018, and no attempt is counted).
+-- except_id: the review being decided, which is closed by its caller.
+-- Two statements: an open pair is unique, so the repeats close first.
+CREATE OR REPLACE FUNCTION pymem._move_open_reviews(
+    user_id text, from_ids uuid[], to_id uuid, except_id uuid DEFAULT NULL
+)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public
+AS $$
+BEGIN
+    UPDATE pymem.reviews AS r
+    SET resolved_at = now(), decision = 'obsolete', resolved_id = to_id,
+        claimed_by = NULL, claimed_until = NULL
+    FROM (
+        SELECT
+            v.id,
+            v.memory_id = v.matched_id
+            OR row_number() OVER (
+                PARTITION BY v.cause, v.first_id, v.second_id ORDER BY v.created_at, v.id
+            ) > 1
+            -- (the user named, not only r's: Citus runs the whole statement on
+            -- the user's shard only when every table of it is filtered by the user)
+            OR EXISTS (
+                SELECT FROM pymem.reviews AS o
+                WHERE o.user_id = _move_open_reviews.user_id AND o.resolved_at IS NULL
+                    AND o.cause = v.cause AND o.id IS DISTINCT FROM except_id
+                    AND o.memory_id <> ALL(from_ids) AND o.matched_id <> ALL(from_ids)
+                    AND (
+                        (o.memory_id = v.memory_id AND o.matched_id = v.matched_id)
+                        -- a conflict has no direction
+                        OR (v.cause = 'conflict'
+                            AND o.memory_id = v.matched_id AND o.matched_id = v.memory_id)
+                    )
+            ) AS obsolete
+        FROM (
+            SELECT
+                m.*,
+                CASE WHEN m.cause = 'conflict' THEN least(m.memory_id, m.matched_id)
+                    ELSE m.memory_id END AS first_id,
+                CASE WHEN m.cause = 'conflict' THEN greatest(m.memory_id, m.matched_id)
+                    ELSE m.matched_id END AS second_id
+            FROM (
+                SELECT
+                    a.id, a.cause, a.created_at,
+                    CASE WHEN a.memory_id = ANY(from_ids) THEN to_id ELSE a.memory_id END
+                        AS memory_id,
+                    CASE WHEN a.matched_id = ANY(from_ids) THEN to_id ELSE a.matched_id END
+                        AS matched_id
+                FROM pymem.reviews AS a
+                WHERE a.user_id = _move_open_reviews.user_id AND a.resolved_at IS NULL
+                    AND a.id IS DISTINCT FROM except_id
+                    AND (a.memory_id = ANY(from_ids) OR a.matched_id = ANY(from_ids))
+            ) AS m
+        ) AS v
+    ) AS d
+    WHERE r.user_id = _move_open_reviews.user_id AND r.id = d.id AND d.obsolete;
+    UPDATE pymem.reviews AS r
+    SET memory_id = CASE WHEN r.memory_id = ANY(from_ids) THEN to_id ELSE r.memory_id END,
+        matched_id = CASE WHEN r.matched_id = ANY(from_ids) THEN to_id ELSE r.matched_id END,
+        claimed_by = NULL, claimed_until = NULL
+    WHERE r.user_id = _move_open_reviews.user_id AND r.resolved_at IS NULL
+        AND r.id IS DISTINCT FROM except_id
+        AND (r.memory_id = ANY(from_ids) OR r.matched_id = ANY(from_ids));
 END;
 $$;
 
@@ -244,53 +325,9 @@ BEGIN
         SET deleted_at = now()
         WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id;
         PERFORM pymem._set_change_reason(NULL);
-        -- other open reviews of the retired memory now concern the survivor;
-        -- one that would pair the survivor with itself, or repeat an open
-        -- review, has nothing left to decide
-        UPDATE pymem.reviews AS r
-        SET resolved_at = now(), decision = 'obsolete', resolved_id = v_survivor,
-            claimed_by = NULL, claimed_until = NULL
-        WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
-            AND r.id <> v_review.id
-            AND v_review.memory_id IN (r.memory_id, r.matched_id)
-            AND (
-                v_survivor IN (r.memory_id, r.matched_id)
-                OR EXISTS (
-                    SELECT FROM pymem.reviews AS o
-                    CROSS JOIN LATERAL (
-                        SELECT
-                            CASE WHEN r.memory_id = v_review.memory_id
-                                THEN v_survivor ELSE r.memory_id END AS memory_id,
-                            CASE WHEN r.matched_id = v_review.memory_id
-                                THEN v_survivor ELSE r.matched_id END AS matched_id
-                    ) AS moved
-                    -- (the user named, not only r's: Citus runs the whole
-                    -- statement on the user's shard only when every table
-                    -- of it is filtered by the user)
-                    WHERE o.user_id = resolve_review.user_id AND o.resolved_at IS NULL
-                        AND o.cause = r.cause AND o.id <> r.id
-                        AND (
-                            (o.memory_id = moved.memory_id AND o.matched_id = moved.matched_id)
-                            -- a conflict has no direction
-                            OR (
-                                r.cause = 'conflict'
-                                AND o.memory_id = moved.matched_id
-                                AND o.matched_id = moved.memory_id
-                            )
-                        )
-                )
-            );
-        -- a moved review is a pair no reviewer has read: its claim ends (the
-        -- reviewer's decision is refused, PM018, and no attempt is counted)
-        UPDATE pymem.reviews AS r
-        SET memory_id = CASE WHEN r.memory_id = v_review.memory_id
-                THEN v_survivor ELSE r.memory_id END,
-            matched_id = CASE WHEN r.matched_id = v_review.memory_id
-                THEN v_survivor ELSE r.matched_id END,
-            claimed_by = NULL, claimed_until = NULL
-        WHERE r.user_id = resolve_review.user_id AND r.resolved_at IS NULL
-            AND r.id <> v_review.id
-            AND v_review.memory_id IN (r.memory_id, r.matched_id);
+        PERFORM pymem._move_open_reviews(
+            resolve_review.user_id, ARRAY[v_review.memory_id], v_survivor, v_review.id
+        );
     END IF;
     UPDATE pymem.reviews AS r
     SET resolved_at = now(), decision = resolve_review.decision, resolved_id = v_survivor,

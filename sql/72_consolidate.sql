@@ -353,7 +353,12 @@ BEGIN
         WHERE l.user_id = _consolidate.user_id AND l.memory_id = ANY(v_ids);
     END IF;
 
-    -- 7. What unconsolidate reverses.
+    -- 7. The sources' open reviews (a flagged conflict, a related pair) concern the
+    -- record now; one between two sources has nothing left to decide. They stayed on
+    -- the hidden fragments, where resolve_review could only keep both.
+    PERFORM pymem._move_open_reviews(user_id, v_ids, memory_id);
+
+    -- 8. What unconsolidate reverses.
     IF record_id IS NULL THEN
         INSERT INTO pymem.consolidations AS c (
             user_id, id, source_ids, previous_importance, moved_links

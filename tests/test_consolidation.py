@@ -244,6 +244,32 @@ def test_the_same_sources_again_return_the_same_record(store, sql):
     assert sql.execute("SELECT count(*) FROM pymem.consolidations").fetchone()[0] == 1
 
 
+def test_the_sources_open_reviews_move_to_the_record(store, sql):
+    """A conflict flagged between two sources has nothing left to decide once they are one
+    record; one between a source and another memory now concerns the record. They stayed
+    on the hidden fragments, where resolve_review could only keep both (PM015 otherwise)."""
+    ids = fragments(sql)
+    other = mem(sql, "works on a Mac", unit(30))
+    inside = store.flag_conflict(USER, ids[0], ids[1], "which one?")
+    outside = store.flag_conflict(USER, ids[2], other, "Windows or Mac?")
+    repeat = store.flag_conflict(USER, other, ids[1], "the same question")
+    record = store.consolidate(USER, ids, "one record", unit(0))
+    rows = {
+        r[0]: r[1:]
+        for r in sql.execute(
+            "SELECT id, decision, resolved_id, memory_id, matched_id FROM pymem.reviews"
+        ).fetchall()
+    }
+    assert rows[inside][:2] == ("obsolete", record)
+    # (other, ids[1]) and (ids[2], other) are both (record, other) now, a conflict having
+    # no direction: one stays open (the older; in one transaction, by id), one is obsolete
+    kept, gone = sorted([outside, repeat], key=lambda r: rows[r][0] is not None)
+    assert rows[kept][:2] == (None, None) and {*rows[kept][2:]} == {record, other}
+    assert rows[gone][:2] == ("obsolete", record)
+    assert [{c.memory_id, c.other_id} for c in store.pending_conflicts(USER)] == [{record, other}]
+    assert store.resolve_review(USER, rows[kept][2], "keep_both", review_id=kept) == rows[kept][2]
+
+
 def test_the_same_sources_of_a_deleted_record_are_refused_not_answered_with_it(store, sql):
     """The record was deleted since: answering it as 'existing' left every source hidden
     under a deleted record (no live memory) and unconsolidate refused it (PM011)."""

@@ -118,6 +118,7 @@ def test_an_answer_to_a_conflict_whose_values_expired_is_believed(store, conn, a
         "conflict"
     )
     assert store.pending_conflicts(USER) == []
+    assert [r.cause for r in store.pending_reviews(USER)] == []
     assert store.contradiction_rate(USER) == 0.0
     assert store.resolve_conflict(USER, "mood", answer) in ("kept", "replaced")
     assert store.get_fact(USER, "mood") == answer

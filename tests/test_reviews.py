@@ -244,11 +244,14 @@ def test_links_of_a_retired_memory_move_to_the_survivor(store, conn):
 
 
 def test_a_consolidated_memory_is_not_resolved_away(store, conn):
-    _, new = related_pair(store)
+    """The review of a memory then consolidated concerns its record: the fragment has no
+    review left to resolve it away, and the record's is decided like any other."""
+    old, new = related_pair(store)
     other = store.upsert(USER, "collects stamps", unit(7)).memory_id
-    store.consolidate(USER, [new, other], "enjoys oolong and collects stamps", unit(8))
-    # the pair is now about a fragment: only keep_both closes it
-    with pytest.raises(NoPendingReview, match="consolidated"), conn.transaction():
+    record = store.consolidate(USER, [new, other], "enjoys oolong and collects stamps", unit(8))
+    with pytest.raises(NoPendingReview, match="no open review"), conn.transaction():
         store.resolve_review(USER, new, "supersede")
-    assert store.resolve_review(USER, new, "keep_both") == new
+    (review,) = store.pending_reviews(USER)
+    assert (review.memory_id, review.matched_id) == (record, old)
+    assert store.resolve_review(USER, record, "keep_both") == record
     assert live(conn, new) == (NEW, True)
