@@ -35,6 +35,8 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_count integer;
+    -- a value, not now() in the CASE below: Citus allows no volatile call there
+    v_now timestamptz := now();
 BEGIN
     UPDATE pymem.memories AS m
     SET last_access_at = greatest(m.last_access_at, now()),
@@ -51,7 +53,7 @@ BEGIN
             WHEN m.valid_until IS NULL THEN NULL
             -- an ended memory said again holds again, to the new statement's end (none
             -- for a fact): kept at its past end it stayed hidden from recall
-            WHEN _reinforce.mentioned AND m.valid_until <= now() THEN _reinforce.valid_until
+            WHEN _reinforce.mentioned AND m.valid_until <= v_now THEN _reinforce.valid_until
             ELSE greatest(m.valid_until, _reinforce.valid_until)
         END
     WHERE m.user_id = _reinforce.user_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 from uuid import UUID
 
 import numpy as np
@@ -539,8 +540,8 @@ def test_a_profile_of_fragments_that_cancel_out_takes_the_newest_direction(store
     newest = store.upsert("alice", "Ann hates crowds", -unit(0)).memory_id
     # one transaction gives both the same created_at: the first is made a day older
     conn.execute(
-        "UPDATE pymem.memories SET created_at = created_at - interval '1 day' WHERE id = %s",
-        (first,),
+        "UPDATE pymem.memories SET created_at = %s WHERE id = %s",
+        (datetime.now(timezone.utc) - timedelta(days=1), first),
     )
     link(conn, first, ["Ann"])
     link(conn, newest, ["Ann"])
