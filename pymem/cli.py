@@ -661,19 +661,24 @@ def cmd_review(args: argparse.Namespace) -> int:
             sys.stderr.flush()
 
     with _store(args) as store:
-        worker = ReviewWorker(
-            store,
-            judge,
-            user_id=args.user,
-            batch=args.batch,
-            lease=args.lease,
-            poll_interval=args.poll,
-            retry_after=args.retry_after,
-            dry_run=args.dry_run,
-            on_outcome=outcome,
-            on_batch=progress,
-            on_error=store_error,
-        )
+        try:
+            worker = ReviewWorker(
+                store,
+                judge,
+                user_id=args.user,
+                batch=args.batch,
+                lease=args.lease,
+                poll_interval=args.poll,
+                retry_after=args.retry_after,
+                dry_run=args.dry_run,
+                on_outcome=outcome,
+                on_batch=progress,
+                on_error=store_error,
+            )
+        except ValueError as exc:  # --poll 0, --batch 0, a negative --retry-after
+            judge.close()
+            print(f"pymem review: {exc}", file=sys.stderr)
+            return 2
         try:
             if args.once or args.dry_run:
                 worker.drain()

@@ -26,6 +26,7 @@ import functools
 import inspect
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -62,6 +63,32 @@ TRANSIENT = (ConnectionLost, LockTimeout, QueryCanceled, Deadlock, Serialization
 
 # claim_reviews' largest k (PM006 beyond; tests/test_review_worker.py checks the two agree)
 CLAIM_MAX = 1000
+
+
+# release_review's bound on a retry's wait (sql/27_review_claims.sql)
+RETRY_AFTER_MAX = 86400.0
+
+
+def _check_options(
+    batch: int, lease: float, poll_interval: float, retry_after: float, max_retry_after: float
+) -> None:
+    """A worker's options, refused when it starts: a poll of 0 claimed in a busy loop, and
+    a wait the store refuses surfaced only at the first failed judgement, out of the loop."""
+
+    def number(value: float) -> bool:
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+
+    if not (isinstance(batch, int) and not isinstance(batch, bool) and 1 <= batch <= CLAIM_MAX):
+        raise ValueError(f"batch must be an integer from 1 to {CLAIM_MAX}, got {batch!r}")
+    for name, value in (("lease", lease), ("poll_interval", poll_interval)):
+        if not (number(value) and value > 0):
+            raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    for name, value in (("retry_after", retry_after), ("max_retry_after", max_retry_after)):
+        if not (number(value) and 0 <= value <= RETRY_AFTER_MAX):
+            raise ValueError(f"{name} must be from 0 to {RETRY_AFTER_MAX:g} seconds, got {value!r}")
+
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -238,6 +265,7 @@ class _Reviewer:
         if user_id is not None and not (isinstance(user_id, str) and user_id.strip()):
             # '' (an unset shell variable) is never "every user"
             raise ValueError("user_id must be a non-empty string, or None for every user")
+        _check_options(batch, lease, poll_interval, retry_after, max_retry_after)
         self.store = store
         self.judge = judge
         self.user_id = user_id

@@ -355,6 +355,9 @@ def test_review_needs_a_server_and_a_model(fresh_dsn, capsys, monkeypatch):
         main(["--dsn", fresh_dsn, "review", "--once", "--base-url", "ftp://x", "--model", "m"]) == 2
     )
     assert "base_url must be an http(s) URL" in capsys.readouterr().err
+    base = ["--dsn", fresh_dsn, "review", "--base-url", "http://127.0.0.1:9", "--model", "m"]
+    assert main([*base, "--poll", "0"]) == 2
+    assert "poll_interval must be a positive number of seconds" in capsys.readouterr().err
 
 
 def _until(condition, timeout: float = 10.0) -> bool:
@@ -1011,3 +1014,37 @@ def test_run_forever_waits_out_a_lock_timeout_and_says_so(fresh_dsn):
     assert [w for _, w in errors][:2] == [0.1, 0.2][: len(errors)]  # doubling
     ((_, decision, _, _, _, attempts, _, _, _),) = reviews(fresh_dsn)
     assert (decision, attempts) == ("keep_both", 0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"poll_interval": 0},
+        {"poll_interval": -1},
+        {"lease": float("nan")},
+        {"batch": 0},
+        {"batch": 1001},
+        {"retry_after": -1},
+        {"max_retry_after": 86401},
+        {"retry_after": True},
+    ],
+)
+def test_a_worker_refuses_options_that_would_loop_or_fail_later(store, options):
+    """A poll of 0 claimed in a busy loop; a wait the store refuses surfaced only at the
+    first failed judgement, out of run_forever: refused when the worker is made."""
+    with pytest.raises(ValueError, match=next(iter(options))):
+        ReviewWorker(store, lambda r: ("keep_both", "x"), **options)
+
+
+def test_the_worker_and_the_store_agree_on_the_longest_retry(fresh_dsn):
+    from pymem.errors import InvalidParameter
+    from pymem.review import RETRY_AFTER_MAX
+
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store:
+        (claim,) = store.claim_reviews("ann", "probe", 1)
+        with pytest.raises(InvalidParameter, match="retry_after"):
+            store.release_review(
+                "ann", claim.review_id, "probe", "x", retry_after=RETRY_AFTER_MAX + 1
+            )
+        store.release_review("ann", claim.review_id, "probe", "x", retry_after=RETRY_AFTER_MAX)
