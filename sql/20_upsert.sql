@@ -38,6 +38,10 @@ DECLARE
     -- a value, not now() in the CASE below: Citus allows no volatile call there
     v_now timestamptz := now();
 BEGIN
+    -- a writer: the user's lock first, as every writer takes it (it nests under the
+    -- callers' own). touch and recall(touch) took none, and locked rows in their own
+    -- order against a writer's: a deadlock (40P01)
+    PERFORM pymem._lock_user(user_id);
     UPDATE pymem.memories AS m
     SET last_access_at = greatest(m.last_access_at, now()),
         tier = 'hot',

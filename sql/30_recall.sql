@@ -239,10 +239,8 @@ BEGIN
         EXIT passes;
     END LOOP;
 
+    -- a write: _reinforce takes the user's lock
     IF touch AND cardinality(v_ids) > 0 THEN
-        -- a write: the user's lock first, as every writer takes it (rows locked in
-        -- recall's order against a writer's deadlocked, 40P01)
-        PERFORM pymem._lock_user(user_id);
         PERFORM pymem._reinforce(user_id, v_ids, FALSE);
     END IF;
 END;
@@ -265,11 +263,9 @@ BEGIN
         RETURN 0;
     END IF;
     PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
-    -- the user's lock first, as every writer takes it: rows locked in the order of
-    -- the ids against a writer's deadlocked (40P01)
-    PERFORM pymem._lock_user(user_id);
     -- a consolidated fragment is mentioned through the record it lives on, as a
-    -- duplicate of it is (the hidden fragment was reinforced, the record decayed)
+    -- duplicate of it is (the hidden fragment was reinforced, the record decayed);
+    -- _reinforce takes the user's lock
     v_count := pymem._reinforce(
         user_id,
         array(SELECT pymem._live_record(user_id, x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL),

@@ -473,6 +473,7 @@ def test_writer_helpers_called_directly_take_the_user_lock(conn):
         (A, "SELECT pymem._set_fact(%s, 'city', '\"Rome\"', 0.6, 'habit', 'stated', NULL, now())",
          (A,)),
         (B, "SELECT pymem._link_memory_contacts(%s, %s, ARRAY['Lily'])", (B, memory)),
+        ("c", "SELECT pymem._reinforce('c', ARRAY[gen_random_uuid()], false)", ()),
     ]  # fmt: skip
     assert conn.execute(held).fetchone() == (0,)
     for locks, (user, statement, params) in enumerate(calls, start=1):
