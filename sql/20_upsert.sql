@@ -16,7 +16,10 @@
 
 -- Reinforce memories that were mentioned again: the one code path for
 -- touch() and for a duplicate upsert. Resets the decay clock, revives
--- cold memories, never lowers importance or source, never unpins.
+-- cold memories, never lowers importance or source, never unpins. A
+-- restatement's topic and canonical are taken when the memory had none (a
+-- later value of that slot then supersedes it), its decay_rate when given
+-- (as a supersede takes it).
 CREATE OR REPLACE FUNCTION pymem._reinforce(
     user_id text,
     memory_ids uuid[],
@@ -26,7 +29,10 @@ CREATE OR REPLACE FUNCTION pymem._reinforce(
     pinned boolean DEFAULT FALSE,
     details jsonb DEFAULT '{}',
     metadata jsonb DEFAULT '{}',
-    valid_until timestamptz DEFAULT NULL
+    valid_until timestamptz DEFAULT NULL,
+    topic text DEFAULT NULL,
+    canonical text DEFAULT NULL,
+    decay_rate double precision DEFAULT NULL
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -53,6 +59,9 @@ BEGIN
         -- new keys are added; values already known are kept
         details = _reinforce.details || m.details,
         metadata = _reinforce.metadata || m.metadata,
+        topic = coalesce(m.topic, _reinforce.topic),
+        canonical = coalesce(m.canonical, _reinforce.canonical),
+        decay_rate = coalesce(_reinforce.decay_rate, m.decay_rate),
         valid_until = CASE
             WHEN m.valid_until IS NULL THEN NULL
             -- an ended memory said again holds again, to the new statement's end (none
@@ -697,7 +706,8 @@ BEGIN
         PERFORM pymem._set_change_reason('duplicate: details merged');
         PERFORM pymem._reinforce(
             user_id, ARRAY[target_id], true, item.importance, item.source, item.pinned,
-            item.details, item.metadata, item.valid_until
+            item.details, item.metadata, item.valid_until, item.topic, item.canonical,
+            item.decay_rate
         );
         PERFORM pymem._set_change_reason(NULL);
         RETURN target_id;

@@ -303,7 +303,7 @@ BEGIN
             PERFORM pymem._reinforce(
                 user_id, ARRAY[v_review.matched_id], true, v_newer.importance,
                 v_newer.source, v_newer.pinned, v_newer.details, v_newer.metadata,
-                v_newer.valid_until
+                v_newer.valid_until, v_newer.topic, v_newer.canonical, v_newer.decay_rate
             );
         END IF;
         -- the people the retired memory was about are linked to the survivor

@@ -2381,3 +2381,23 @@ def test_a_blank_topic_is_no_topic(store, sql, topic):
     assert sql.execute(
         "SELECT topic FROM pymem.memories WHERE content = 'Ann lives in Lyon'"
     ).fetchone() == ("city",)
+
+
+def test_a_restatement_gives_the_memory_the_slot_it_names(store, sql):
+    """A duplicate kept none of the restatement's topic, canonical or decay_rate: a later
+    value of the slot then found no memory of that topic to supersede."""
+    first = store.upsert(USER, "Bob lives in Lyon", unit(0))
+    again = store.upsert(
+        USER, "Bob lives in Lyon", unit(0), topic="city", canonical="Bob's city: Lyon",
+        decay_rate=0.001,
+    )  # fmt: skip
+    assert (again.action, again.memory_id) == ("duplicate", first.memory_id)
+    row = memory(sql, first.memory_id)
+    assert (row["topic"], row["canonical"], row["decay_rate"]) == (
+        "city", "Bob's city: Lyon", 0.001
+    )  # fmt: skip
+    moved = store.upsert(USER, "Bob moved to Paris", at_cosine(0.6), topic="city")
+    assert (moved.action, moved.memory_id) == ("superseded", first.memory_id)
+    # a touch changes none of them
+    store.touch(USER, [first.memory_id])
+    assert memory(sql, first.memory_id)["topic"] == "city"
