@@ -143,7 +143,8 @@ RETURN array(
     ORDER BY min(v.i)
 );
 
--- Words a symbol ends ("c++", "c#", "f#", "a+"), lowercased: they
+-- Words a symbol ends ("c++", "c#", "f#", "a+"), lowercased, each once in
+-- sorted order (a set: "C++ and C#" has the ones of "C# and C++"): they
 -- name another thing than the bare word, and normalizing drops the symbol,
 -- so "codes in C++" and "codes in C#" would be the same text. They are
 -- markers (a duplicate needs the same ones) but not values: another one is
@@ -153,7 +154,9 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public
 RETURN array(
-    SELECT w.m[1] FROM regexp_matches(lower(content), '\m([a-z]+[+#]+)', 'g') AS w (m)
+    SELECT DISTINCT w.m[1] AS word
+    FROM regexp_matches(lower(content), '\m([a-z]+[+#]+)', 'g') AS w (m)
+    ORDER BY word
 );
 
 -- The values, negation and symbol words of a text. Two texts whose markers

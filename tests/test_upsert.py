@@ -1055,6 +1055,9 @@ DECISIONS = [
     ("Ivo codes in C", "Ivo codes in C++", 0.97, "inserted", RELATED),
     ("Ada got an A+ in maths", "Ada got an A in maths", 0.97, "inserted", RELATED),
     ("Ivo codes in C#.", "Ivo codes in C#", 0.3, "duplicate", "same normalized text"),
+    # ... the same ones in another order are the same ones: a new value stays a new value
+    ("Ivo uses C++ and C# for 3 projects", "Ivo uses C# and C++ for 4 projects", 0.97,
+     "superseded", "same statement, new value"),
     # negation is not a value
     ("User likes cats", "User does not like cats", 0.95, "inserted",
      RELATED),
