@@ -92,17 +92,26 @@ def _sampled(pairs: list[Pair], sample: int | None) -> list[Pair]:
 
 
 def _read_pairs(p: Path) -> list[Pair]:
+    """The pairs of a JSONL file; a file that cannot be read, or a line that is not a
+    pair, is a ValueError naming the file and the line."""
     pairs: list[Pair] = []
-    with p.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            label = _LABELS.get(str(row["label"]))
-            if label is None:
-                raise ValueError(f"{p}:{lineno}: unknown label {row['label']!r}")
-            source = row.get("source") or p.stem
-            pairs.append(Pair(row["lang"], label, row["a"], row["b"], source))
+    try:
+        with p.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    label = _LABELS.get(str(row["label"]))
+                    pair = Pair(row["lang"], label, row["a"], row["b"], row.get("source") or p.stem)
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    reason = f"no {exc} key" if isinstance(exc, KeyError) else exc
+                    raise ValueError(f"{p}:{lineno}: not a pair ({reason})") from None
+                if label is None:
+                    raise ValueError(f"{p}:{lineno}: unknown label {row['label']!r}")
+                pairs.append(pair)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {p}: {exc}") from None
     return pairs
 
 

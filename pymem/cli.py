@@ -426,25 +426,30 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from pymem.calibration import evaluate as evaluate_thresholds
     from pymem.embedder import default_embedder
 
+    try:
+        evaluation = {"hand-written (bundled)": load_pairs()}
+        for path in args.eval or []:
+            evaluation[Path(path).stem] = load_pairs([path], sample=args.sample)
+        dev = load_pairs(args.dev, sample=args.sample) if args.dev else None
+    except ValueError as exc:  # a file that cannot be read, a line that is not a pair
+        print(f"pymem calibrate: {exc}", file=sys.stderr)
+        return 2
     embed = default_embedder()
-    evaluation = {"hand-written (bundled)": load_pairs()}
-    for path in args.eval or []:
-        evaluation[Path(path).stem] = load_pairs([path], sample=args.sample)
     dsn = _dsn(args)
     if server.uses_embedded(args.dsn):
         from pymem.migrate import migrate
 
         migrate(dsn)
-    if not args.dev:
-        # no fit: how the thresholds recorded for the bundled embedder do on held-out pairs
+    if dev is None:
+        # no fit: how the thresholds shipped for the bundled embedder do on held-out pairs
+        # (with --apply, recorded: an older store keeps its own until then)
         t = embed.thresholds
         cal = Calibration(
             t.dedup, t.term_change, t.supersede, t.topic_supersede, t.cjk_dedup, t.cjk_term_change
         )
         cal.report = evaluate_thresholds(dsn, embed, cal, evaluation)
-        print(format_report(cal))
-        return 0
-    cal = calibrate(dsn, embed, load_pairs(args.dev, sample=args.sample), evaluation)
+    else:
+        cal = calibrate(dsn, embed, dev, evaluation)
     print(format_report(cal))
     if args.apply:
         store = _store(args)
@@ -1152,7 +1157,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sample", type=int, metavar="N", help="at most N pairs of each file (fixed seed)"
     )
-    p.add_argument("--apply", action="store_true", help="record the fitted thresholds")
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="record the thresholds: the fitted ones with --dev, else the shipped ones",
+    )
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("import", help="load a JSONL file of memories through the same dedup")

@@ -154,3 +154,42 @@ def test_shipped_thresholds_hold_on_the_bundled_hand_written_pairs(fresh_dsn, em
         assert report[lang]["false_merge_rate"] <= 0.05, (lang, report[lang])
         # every duplicate the rules leave apart and most updates reach the review queue
         assert report[lang]["merged_same"] + report[lang]["reviewed_same"] >= 0.6
+
+
+@pytest.mark.embed
+def test_apply_without_dev_records_the_shipped_thresholds(fresh_dsn, embedder, capsys):
+    """docs/calibration.md: an older store keeps its thresholds until `pymem calibrate
+    --apply` records the new ones; without --dev that printed the report and recorded
+    nothing."""
+    from pymem.cli import main
+    from pymem.embedder import USE_THRESHOLDS as t
+
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE pymem.settings SET dedup_threshold = 0.99")
+    assert main(["--dsn", fresh_dsn, "calibrate", "--apply"]) == 0
+    assert "recorded for" in capsys.readouterr().out
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT dedup_threshold FROM pymem.settings").fetchone()[0] == t.dedup
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (None, "cannot read"),
+        (['{"a": 1}'], ":1: not a pair (no 'label' key)"),
+        (['{"a": "x", "b": "y", "lang": "en", "label": "duplicate"}', "[1, 2]"], ":2: not a pair"),
+        (['{"a": "x", "b": "y", "lang": "en", "label": "maybe"}'], "unknown label"),
+    ],
+)
+def test_a_pairs_file_it_cannot_read_is_one_line_and_exit_2(fresh_dsn, tmp_path, capsys,
+                                                           lines, message):  # fmt: skip
+    from pymem.cli import main
+
+    path = tmp_path / "pairs.jsonl"
+    if lines is not None:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for option in ("--dev", "--eval"):
+        assert main(["--dsn", fresh_dsn, "calibrate", option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("pymem calibrate: ") and message in err, err
+        assert len(err.strip().splitlines()) == 1
