@@ -389,15 +389,23 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
                 # has taken their texts (an oversized one never reaches the embedder)
                 from pymem.embedder import default_embedder
 
-                todo = [op for op in ops if isinstance(op, dict) and "content" in op]
-                todo = [op for op in todo if "embedding" not in op]
-                texts = [(n, op["content"]) for n, op in enumerate(ops, 1) if op in todo]
-                texts = [(n, text) for n, text in texts if isinstance(text, str)]
-                store.check_contents([t for _, t in texts], [f"op {n}: content" for n, _ in texts])
-                embed = default_embedder()
-                embed.configure(store)
-                for op, vector in zip(todo, embed([op["content"] for op in todo]), strict=True):
-                    op["embedding"] = [float(x) for x in vector]
+                # a content that is no text is left to apply_maintenance to refuse (PM043)
+                todo = [
+                    (n, op)
+                    for n, op in enumerate(ops, 1)
+                    if isinstance(op, dict)
+                    and isinstance(op.get("content"), str)
+                    and "embedding" not in op
+                ]
+                store.check_contents(
+                    [op["content"] for _, op in todo], [f"op {n}: content" for n, _ in todo]
+                )
+                if todo:
+                    embed = default_embedder()
+                    embed.configure(store)
+                    vectors = embed([op["content"] for _, op in todo])
+                    for (_, op), vector in zip(todo, vectors, strict=True):
+                        op["embedding"] = [float(x) for x in vector]
             for row in store.apply_maintenance(args.user, ops):
                 print(f"op {row.op_index} {row.op} {row.memory_id}: {row.result}")
             return 0

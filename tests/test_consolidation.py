@@ -864,3 +864,9 @@ def test_cli_dry_run_and_plan(fresh_dsn, tmp_path, capsys):
     plan.write_text("[{not json")
     assert main(["--dsn", fresh_dsn, "consolidate", "--user", USER, "--plan", str(plan)]) == 2
     assert "cannot read the plan" in capsys.readouterr().err
+    # a content that is no text is the store's to refuse (it crashed the embedder)
+    for content in (42, None):
+        plan.write_text(json.dumps([{"op": "update", "id": str(ids[0]), "content": content}]))
+        assert main(["--dsn", fresh_dsn, "consolidate", "--user", USER, "--plan", str(plan)]) == 2
+        err = capsys.readouterr().err
+        assert "PM043" in err and "Traceback" not in err, err
