@@ -149,6 +149,12 @@ def import_file(
     an earlier run of the same source committed is skipped. The progress bar goes to
     ``progress`` (sys.stderr as it is at call time; None: no bar). ``result`` is filled in
     as batches commit (pass one to keep the counts when the import raises)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        # 0 or less sent one line a call, silently
+        raise InvalidParameter(
+            f"batch_size must be a positive integer, got {batch_size!r}",
+            sqlstate=InvalidParameter.sqlstate,
+        )
     if progress is _STDERR:
         progress = sys.stderr
     path = Path(path)

@@ -358,3 +358,14 @@ def test_a_source_reused_for_another_file_is_refused_not_skipped(fresh_dsn, tmp_
     # the same file again under its name still goes on (nothing left to import)
     assert main(["--dsn", fresh_dsn, "import", str(a), "--source", "nightly"]) == 0
     assert "5 lines skipped" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("size", ["0", "-5"])
+def test_a_batch_size_below_one_is_refused(fresh_dsn, tmp_path, capsys, size):
+    """--batch-size 0 was taken as 1, silently."""
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(1, 3))
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", size]) == 2
+    assert "batch_size must be a positive integer" in capsys.readouterr().err
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
