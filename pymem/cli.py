@@ -54,6 +54,22 @@ def cmd_db(args: argparse.Namespace) -> int:
             print(f"pymem db {args.action}: unexpected arguments {unknown}", file=sys.stderr)
             return 2
         args.database = parsed.database or args.database
+    # a store named by --dsn (or PYMEM_DSN), as `pymem db psql` reads it: its server is
+    # not the embedded one, which url must not start nor name
+    named = args.dsn or not server.uses_embedded(None)
+    if named and args.action == "url":
+        from psycopg.conninfo import make_conninfo
+
+        dsn = server.resolve_dsn(args.dsn)
+        print(make_conninfo(dsn, dbname=args.database) if args.database else dsn)
+        return 0
+    if named and args.action == "start":
+        print(
+            "pymem db start: starts the embedded server, and --dsn (or PYMEM_DSN) names "
+            "another; leave it out to start the embedded one",
+            file=sys.stderr,
+        )
+        return 2
     if args.action == "start":
         print(server.start_embedded(database=args.database or server.DATABASE))
     elif args.action == "stop":

@@ -43,6 +43,21 @@ def test_db_psql_runs_the_bundled_psql_on_the_store(fresh_dsn, capfd):
     assert "nope" in capfd.readouterr().err
 
 
+def test_db_url_and_start_with_dsn_name_that_server_not_the_embedded_one(fresh_dsn, capsys):
+    """`pymem --dsn X db url --database Y` printed the embedded server's DSN (starting it),
+    not X's database Y, though --database's help says "with --dsn, another database on
+    that server"; `db start` with --dsn started the embedded server it was not asked for."""
+    name = psycopg.conninfo.conninfo_to_dict(fresh_dsn)["dbname"]
+    other = psycopg.conninfo.make_conninfo(fresh_dsn, dbname="postgres")
+    assert main(["--dsn", other, "db", "url", "--database", name]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert psycopg.conninfo.conninfo_to_dict(printed) == psycopg.conninfo.conninfo_to_dict(
+        fresh_dsn
+    )
+    assert main(["--dsn", fresh_dsn, "db", "start"]) == 2
+    assert "names another" in capsys.readouterr().err
+
+
 def test_rollback_of_a_store_with_memories_needs_yes(fresh_dsn, capsys):
     with MemoryStore(fresh_dsn) as store:
         store.upsert("ann", "Ann plays chess", unit(0))
