@@ -424,7 +424,11 @@ class QualityReport:
     consolidated_share: float
 
 
-def _plan_json(ops: Sequence[Mapping[str, Any]]) -> list[Any]:
+def _plan_json(ops: Sequence[Mapping[str, Any]]) -> Any:
+    if not isinstance(ops, list | tuple):
+        # one op, or no list at all: the server says the plan must be an array (iterated,
+        # a mapping gave its keys, and "op 1: must be a JSON object, got string")
+        return ops
     plan: list[Any] = []
     for op in ops:
         if not isinstance(op, Mapping):

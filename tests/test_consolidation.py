@@ -758,6 +758,14 @@ def test_plan_size_and_shape(store, sql):
         lambda: sql.execute("SELECT * FROM pymem.apply_maintenance('alice', '{}')"),
     )
     assert store.apply_maintenance(USER, []) == []
+    # one op given as the plan: the plan must be an array (its keys were read as ops)
+    refused(
+        sql,
+        InvalidPlan,
+        "PM043",
+        lambda: store.apply_maintenance(USER, {"op": "no-change", "id": str(mid)}),
+        "ops must be a JSON array of objects, got object",
+    )
 
 
 # -- events --------------------------------------------------------------------------------
