@@ -149,6 +149,11 @@ def import_file(
     an earlier run of the same source committed is skipped. The progress bar goes to
     ``progress`` (sys.stderr as it is at call time; None: no bar). ``result`` is filled in
     as batches commit (pass one to keep the counts when the import raises)."""
+    if source is not None and not (isinstance(source, str) and source.strip()):
+        # '' (an unset shell variable) fell back to the file's digest, silently
+        raise InvalidParameter(
+            f"source must name the import, got {source!r}", sqlstate=InvalidParameter.sqlstate
+        )
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         # 0 or less sent one line a call, silently
         raise InvalidParameter(

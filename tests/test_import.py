@@ -369,3 +369,12 @@ def test_a_batch_size_below_one_is_refused(fresh_dsn, tmp_path, capsys, size):
     assert "batch_size must be a positive integer" in capsys.readouterr().err
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("source", ["", "  "])
+def test_a_blank_source_is_refused(fresh_dsn, tmp_path, capsys, source):
+    """--source '' (an unset shell variable) fell back to the file's digest, silently."""
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(1, 3))
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--source", source]) == 2
+    assert "source must name the import" in capsys.readouterr().err
