@@ -119,6 +119,17 @@ def _psql(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     from pymem.migrate import migrate, migration_states
 
+    if args.list:
+        # listing changes nothing: an option that would is refused, not ignored
+        given = [
+            f"--{name}"
+            for name in ("rollback", "dimensions", "partitions", "citus", "shards", "yes")
+            if getattr(args, name) not in (None, False)
+        ]
+        if given:
+            print(f"pymem migrate: --list changes nothing; leave out {', '.join(given)}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
     dsn = _dsn(args)
     if args.list:
         for state in migration_states(dsn):

@@ -53,6 +53,10 @@ def test_apply_reapply_rollback_reapply(empty_dsn, capsys):
     listing = capsys.readouterr().out
     for migration_id in ids:
         assert f"applied  {migration_id}" in listing
+    # listing changes nothing: an option that would is refused, not ignored
+    assert main(["--dsn", empty_dsn, "migrate", "--list", "--rollback", "--yes"]) == 2
+    assert "leave out --rollback, --yes" in capsys.readouterr().err
+    assert _schema_exists(empty_dsn)
 
     assert main(["--dsn", empty_dsn, "migrate", "--rollback"]) == 0
     assert f"rolled back: {', '.join(reversed(ids))}" in capsys.readouterr().out
