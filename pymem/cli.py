@@ -567,6 +567,11 @@ def _import_stopped(args: argparse.Namespace, result, then: str) -> None:
     """How much an import that stopped committed, and how to go on from there."""
     if not result.source:
         return  # stopped before reading the whole file: nothing was written
+    if not (result.lines or result.skipped):
+        # naming the old file's digest would tie the fixed file to it: a later run
+        # without --source would take its lines for re-mentions
+        print(f"pymem import: nothing was written; {then}run it again", file=sys.stderr)
+        return
     again = f"pymem import {args.file} --source {result.source}"
     print(
         f"pymem import: {result.lines} lines of {len(result.users)} users committed before "

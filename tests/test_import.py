@@ -378,3 +378,17 @@ def test_a_blank_source_is_refused(fresh_dsn, tmp_path, capsys, source):
     _write(path, _stream(1, 3))
     assert main(["--dsn", fresh_dsn, "import", str(path), "--source", source]) == 2
     assert "source must name the import" in capsys.readouterr().err
+
+
+def test_a_first_line_refused_says_nothing_was_written(fresh_dsn, tmp_path, capsys):
+    """The resume hint named the file's digest as --source though nothing was written: the
+    fixed file, a new digest, then had to carry the old one's name, and a run without it
+    took its lines for re-mentions."""
+    rows = _stream(1, 3)
+    rows[0] = {**rows[0], "importance": 7}
+    path = tmp_path / "m.jsonl"
+    _write(path, rows)
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was written; after fixing it, run it again" in err, err
+    assert "--source" not in err
