@@ -63,6 +63,8 @@ TRANSIENT = (ConnectionLost, LockTimeout, QueryCanceled, Deadlock, Serialization
 
 # claim_reviews' largest k (PM006 beyond; tests/test_review_worker.py checks the two agree)
 CLAIM_MAX = 1000
+# batches in a row whose every review changed while judged, before a drain ends
+STALE_ROUNDS = 3
 
 
 # release_review's bound on a retry's wait (sql/27_review_claims.sql)
@@ -302,13 +304,20 @@ class _Reviewer:
             yield from self._give_back_held()
 
     def _drain(self) -> _Steps[ReviewCounts]:
-        """Batches until nothing is left to claim; a dry run gives its claims back last."""
+        """Batches until nothing is left to claim; a dry run gives its claims back last.
+        Pairs rewritten faster than the judge reads them come back stale each time, with no
+        attempt counted: after STALE_ROUNDS batches of only stale ones the drain ends (the
+        next drain, a poll later, judges them again), not a judge call loop."""
         counts = ReviewCounts()
+        stale_rounds = 0
         try:
             while not self._stop.is_set():
                 done = yield from self._batch()
                 counts += done
                 if not done.claimed:
+                    break
+                stale_rounds = stale_rounds + 1 if done.stale == done.claimed else 0
+                if stale_rounds >= STALE_ROUNDS:
                     break
         finally:
             yield from self._give_back_held()

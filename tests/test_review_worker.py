@@ -1048,3 +1048,25 @@ def test_the_worker_and_the_store_agree_on_the_longest_retry(fresh_dsn):
                 "ann", claim.review_id, "probe", "x", retry_after=RETRY_AFTER_MAX + 1
             )
         store.release_review("ann", claim.review_id, "probe", "x", retry_after=RETRY_AFTER_MAX)
+
+
+def test_a_pair_rewritten_on_every_judgement_ends_the_drain(fresh_dsn):
+    """Each judgement of a pair rewritten meanwhile is stale: given back, no attempt counted,
+    and claimed again at once. A drain ends after STALE_ROUNDS such batches in a row instead
+    of calling the judge for as long as the writes go on."""
+    from pymem.review import STALE_ROUNDS
+
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store, psycopg.connect(fresh_dsn, autocommit=True) as app:
+
+        def judge(review):
+            app.execute(
+                "UPDATE pymem.memories SET content = content || '!' WHERE id = %s",
+                (review.memory_id,),
+            )
+            return ("keep_both", "looks fine")
+
+        totals = ReviewWorker(store, judge).drain()
+    assert (totals.judge_calls, totals.stale, totals.decided) == (STALE_ROUNDS, STALE_ROUNDS, {})
+    ((_, decision, _, _, _, attempts, *_),) = reviews(fresh_dsn)
+    assert (decision, attempts) == (None, 0)
