@@ -242,10 +242,12 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
+DECLARE
+    v_row record;
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_one_dimension(review_ids, 'review_ids');
-    RETURN QUERY
+    FOR v_row IN
     WITH parked AS (
         SELECT r.user_id, r.id, r.memory_id, r.matched_id, r.attempts, r.last_error, r.parked_at
         FROM pymem.reviews AS r
@@ -264,6 +266,21 @@ BEGIN
     )
     SELECT p.id, p.memory_id, p.matched_id, p.attempts, p.last_error, p.parked_at
     FROM parked AS p
-    ORDER BY p.parked_at, p.id;
+    ORDER BY p.parked_at, p.id
+    LOOP
+        review_id := v_row.id;
+        memory_id := v_row.memory_id;
+        matched_id := v_row.matched_id;
+        attempts := v_row.attempts;
+        last_error := v_row.last_error;
+        parked_at := v_row.parked_at;
+        RETURN NEXT;
+        -- claimable again: announced as a new review is, so a waiting worker takes it
+        -- now rather than at its next poll
+        PERFORM pymem._notify(
+            unpark_reviews.user_id, 'review_due', ARRAY[v_row.memory_id, v_row.matched_id],
+            jsonb_build_object('review_id', v_row.id, 'cause', 'related')
+        );
+    END LOOP;
 END;
 $$;

@@ -1070,3 +1070,19 @@ def test_a_pair_rewritten_on_every_judgement_ends_the_drain(fresh_dsn):
     assert (totals.judge_calls, totals.stale, totals.decided) == (STALE_ROUNDS, STALE_ROUNDS, {})
     ((_, decision, _, _, _, attempts, *_),) = reviews(fresh_dsn)
     assert (decision, attempts) == (None, 0)
+
+
+def test_an_unparked_review_is_announced_as_due(fresh_dsn):
+    """unpark_reviews put a review back without a word: a waiting worker found it only at its
+    next poll. It is announced as a new review is (review_due), after the commit."""
+    queue_pairs(fresh_dsn, ["ann"], 1)
+    with MemoryStore(fresh_dsn) as store:
+        with psycopg.connect(fresh_dsn, autocommit=True) as owner:
+            owner.execute("UPDATE pymem.settings SET review_max_attempts = 1")
+        (claim,) = store.claim_reviews("ann", "w", 1)
+        assert store.release_review("ann", claim.review_id, "w", "broken") == "parked"
+        with psycopg.connect(fresh_dsn, autocommit=True) as listener:
+            listener.execute("LISTEN pymem_events")
+            assert [r.review_id for r in store.unpark_reviews("ann")] == [claim.review_id]
+            heard = [json.loads(n.payload) for n in listener.notifies(timeout=5, stop_after=1)]
+    assert [(e["event"], e["review_id"]) for e in heard] == [("review_due", str(claim.review_id))]
