@@ -165,7 +165,7 @@ SET search_path = pg_catalog, pymem, public
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_current integer := pymem.store_partitions();
+    v_current integer;
     v_tables regclass [];
     v_names text [] := '{}';
     v_table regclass;
@@ -196,6 +196,12 @@ BEGIN
         RAISE EXCEPTION 'partitions must be between 2 and 1024, got %', partitions
             USING ERRCODE = 'PM006';
     END IF;
+    -- one conversion at a time, and what it reads read after the lock: a second
+    -- call waited on the first's locks holding the ids of tables the first had
+    -- dropped, and failed with a raw syntax error (42601) on their bare numbers.
+    -- LOCK finds pymem.memories by name again once it gets it.
+    LOCK TABLE pymem.memories IN ACCESS EXCLUSIVE MODE;
+    v_current := pymem.store_partitions();
     IF v_current IS NOT NULL AND v_current <> partitions THEN
         RAISE EXCEPTION 'this store is partitioned in % leaves; it cannot change to %',
             v_current, partitions

@@ -335,3 +335,42 @@ def test_partitioning_a_new_table_waits_at_most_lock_timeout(empty_dsn):
     assert migrate(empty_dsn).partitioned == [("notes", 2, 0)]
     with psycopg.connect(empty_dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE pymem.notes")
+
+
+@pytest.mark.parametrize("second", [8, 4])
+def test_a_second_conversion_waits_for_the_first_and_reads_the_store_after_it(empty_dsn,
+                                                                             second):  # fmt: skip
+    """Two partition_by_user calls at once: the second waited on the first's locks holding
+    the ids of the tables the first dropped, and failed with a raw syntax error (42601).
+    It reads the store once it has the lock: another count is PM013, the same a no-op."""
+    import threading
+
+    migrate(empty_dsn)
+    with MemoryStore(empty_dsn) as store:
+        store.upsert("u", "Ann plays chess", unit(0))
+    outcome: list = []
+    with psycopg.connect(empty_dsn) as first, psycopg.connect(empty_dsn) as other:
+        first.execute("SELECT * FROM pymem.partition_by_user(4)").fetchall()  # not committed
+
+        def run():
+            try:
+                outcome.append(
+                    other.execute("SELECT * FROM pymem.partition_by_user(%s)", (second,)).fetchall()
+                )
+            except psycopg.Error as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(timeout=0.5)  # it waits on the first's lock
+        first.commit()
+        thread.join(timeout=30)
+    (result,) = outcome
+    if second == 8:
+        assert isinstance(result, psycopg.Error) and result.sqlstate == "PM013", result
+    else:
+        assert not isinstance(result, Exception), result
+        assert result and not any(converted for *_, converted in result)
+    with psycopg.connect(empty_dsn) as conn:
+        assert conn.execute("SELECT pymem.store_partitions()").fetchone() == (4,)
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (1,)
