@@ -199,8 +199,9 @@ BEGIN
     -- one conversion at a time, and what it reads read after the lock: a second
     -- call waited on the first's locks holding the ids of tables the first had
     -- dropped, and failed with a raw syntax error (42601) on their bare numbers.
-    -- LOCK finds pymem.memories by name again once it gets it.
-    LOCK TABLE pymem.memories IN ACCESS EXCLUSIVE MODE;
+    -- An advisory lock of its own: no reader waits for it (every `pymem migrate`
+    -- of a partitioned store calls this), nor does it meet migrate's own lock.
+    PERFORM pg_advisory_xact_lock(hashtextextended('pymem.partition_by_user', 0));
     v_current := pymem.store_partitions();
     IF v_current IS NOT NULL AND v_current <> partitions THEN
         RAISE EXCEPTION 'this store is partitioned in % leaves; it cannot change to %',
