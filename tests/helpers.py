@@ -120,3 +120,21 @@ def gone(dsn: str, seconds: float = 5.0) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def a_backend_waits_on_a_lock(watcher: psycopg.Connection, seconds: float = 10.0) -> bool:
+    """Whether some backend of ``watcher``'s database comes to wait on a lock within
+    ``seconds``. ``watcher`` is an autocommit connection of its own: inside the waited-on
+    transaction, pg_stat_activity is a snapshot taken once and never shows the waiter."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        (waiting,) = watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        ).fetchone()
+        if waiting:
+            return True
+        time.sleep(0.01)
+    return False

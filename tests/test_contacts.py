@@ -24,7 +24,7 @@ from pymem.errors import (
     NotConsolidated,
 )
 from tests.conftest import unit
-from tests.helpers import THREADS, run_together
+from tests.helpers import THREADS, a_backend_waits_on_a_lock, run_together
 
 FAMILY = "👩\u200d👩\u200d👧"  # woman ZWJ woman ZWJ girl: one grapheme, five code points
 
@@ -294,16 +294,7 @@ def test_a_call_that_waited_for_a_merge_sees_its_result(fresh_dsn, call, expecte
         first.execute("SELECT pymem.merge_contacts('alice', 'Bob', 'Rob')")
         waiter = threading.Thread(target=second)
         waiter.start()
-        # watched from a connection of its own: inside first's transaction,
-        # pg_stat_activity is a snapshot taken once and would never show the waiter
-        deadline = time.monotonic() + 10
-        waiting = 0
-        while time.monotonic() < deadline and not waiting:
-            (waiting,) = watcher.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()
-            time.sleep(0.01)
+        waiting = a_backend_waits_on_a_lock(watcher)
         first.commit()
     waiter.join(timeout=30)
     assert waiting, "the second call never waited for the merge"
@@ -861,14 +852,7 @@ def test_a_transaction_that_found_mentions_then_writes_does_not_deadlock_a_merge
         assert sorted(found) == [("Ann",), ("Bob",)]
         merger = threading.Thread(target=merge)
         merger.start()
-        deadline = time.monotonic() + 10
-        waiting = 0
-        while time.monotonic() < deadline and not waiting:
-            (waiting,) = watcher.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()
-            time.sleep(0.01)
+        waiting = a_backend_waits_on_a_lock(watcher)
         assert waiting, "the merge never waited"
         first.execute("SELECT pymem.set_fact('alice', 'met_bob', 'true')")
         first.commit()

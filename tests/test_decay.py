@@ -27,7 +27,7 @@ from psycopg.conninfo import make_conninfo
 from pymem import MemoryStore
 from pymem.errors import InvalidParameter, MemoryNotFound
 from tests.conftest import DIM, add, at_cosine, unit
-from tests.helpers import refused
+from tests.helpers import a_backend_waits_on_a_lock, refused
 
 USER = "alice"
 OTHER = "bob"
@@ -355,14 +355,7 @@ def test_a_touch_beside_a_writer_of_the_same_rows_does_not_deadlock(fresh_dsn, t
                        (USER, unit(0)))  # fmt: skip
         thread = threading.Thread(target=toucher)
         thread.start()
-        deadline = time.monotonic() + 10
-        waiting = 0
-        while time.monotonic() < deadline and not waiting:
-            (waiting,) = watcher.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()
-            time.sleep(0.01)
+        waiting = a_backend_waits_on_a_lock(watcher)
         assert waiting, "the touch never waited"
         writer.execute("SELECT * FROM pymem.upsert_memory(%s, 'Bob likes tea', %s)",
                        (USER, unit(1)))  # fmt: skip
