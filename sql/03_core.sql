@@ -59,6 +59,19 @@ BEGIN
             PERFORM set_config('synchronous_commit', 'local', TRUE);
         END IF;
     END IF;
+    -- a session under row-level security (pymem_app) acts for the user of
+    -- pymem.user_id alone. Refused before the lock, not by the policy after it:
+    -- a call for anyone else would hold that user's lock, and stall its writers,
+    -- for the rest of the transaction, even one the policies let read nothing
+    IF row_security_active('pymem.memories')
+        AND user_id IS DISTINCT FROM current_setting('pymem.user_id', TRUE) THEN
+        RAISE EXCEPTION 'this session acts for user %, not %',
+            coalesce(quote_literal(nullif(current_setting('pymem.user_id', TRUE), '')), 'none'),
+            quote_literal(user_id)
+            USING ERRCODE = '42501',
+                HINT = 'Under pymem_app, set pymem.user_id to the user first '
+                    '(the Python wrapper does so for every call).';
+    END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended('pymem.user:' || user_id, 0));
 END;
 $$;

@@ -301,14 +301,53 @@ def test_sql_for_another_user_is_refused_or_empty(tenants, conn):
         ("SELECT * FROM pymem.upsert_memory(%s, 'bob plays chess', %s::vector)", (B, vector)),
         ("SELECT pymem.set_fact(%s, 'city', '\"Oslo\"')", (B,)),
         ("SELECT pymem.sync_contact(%s, 'Zed')", (B,)),
+        # refused before the user's lock: a refusal after it left the lock held
+        # (bob's writers stalled) until this transaction ended
+        ("SELECT pymem.touch(%s, ARRAY[gen_random_uuid()])", (B,)),
     ]
     for statement, params in refused:
         with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
             conn.execute(statement, params)
+    with (
+        pytest.raises(psycopg.errors.InsufficientPrivilege, match="acts for user 'ann', not 'bob'"),
+        conn.transaction(),
+    ):
+        conn.execute("SELECT * FROM pymem.touch(%s, '{}'::uuid[] || gen_random_uuid())", (B,))
     _as_owner(conn)
     after = _rows_of(conn, B)
     # decay ran as ann: bob's tiers are untouched, like everything else of bob's
     assert after == before
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "SELECT count(*) FROM pymem.upsert_memories(%s, '[]'::jsonb)",
+        "SELECT count(*) FROM pymem.apply_maintenance(%s, '[]'::jsonb)",
+        "SELECT action FROM pymem.upsert_memory(%s, 'bob plays go', %s::vector)",
+        "SELECT pymem.set_fact(%s, 'city', '\"Oslo\"')",
+    ],
+)
+def test_an_app_session_never_takes_another_users_lock(shared_dsn, call):
+    """A call of an app session for bob is refused before bob's lock is taken. An
+    empty batch or plan for bob succeeded (nothing to refuse) and held bob's lock to
+    the end of the transaction: every writer of bob's waited for it."""
+    vector = str(unit(23).tolist())
+    with psycopg.connect(shared_dsn) as app, psycopg.connect(shared_dsn) as owner:
+        app.execute("SET ROLE pymem_app")
+        app.execute("SELECT set_config('pymem.user_id', %s, false)", (A,))
+        try:
+            app.execute(call, (B, vector)[: call.count("%s")])
+            refused = None
+        except psycopg.Error as exc:
+            refused = exc
+        owner.execute("SET lock_timeout = '2s'")
+        write = "SELECT action FROM pymem.upsert_memory(%s, 'bob plays go', %s::vector)"
+        assert owner.execute(write, (B, vector)).fetchone() == ("inserted",)
+        owner.rollback()
+        app.rollback()
+    assert isinstance(refused, psycopg.errors.InsufficientPrivilege), refused
+    assert "acts for user 'ann', not 'bob'" in str(refused)
 
 
 def test_history_reasons_come_only_from_pymem_functions(conn):
