@@ -112,7 +112,7 @@ def _yoyo():
 
 # Every function in sql/ pins this search_path; at load time `public` is
 # replaced by the schemas of the extensions pymem uses (extension_schemas).
-DEFAULT_FUNCTION_PATH = "SET search_path = pg_catalog, pymem, public"
+DEFAULT_FUNCTION_PATH = "SET search_path = pg_catalog, pymem, public, pg_temp"
 _EXTENSIONS = ("vector", "pg_trgm")
 
 
@@ -141,9 +141,12 @@ def _ident(name: str) -> str:
 
 
 def function_search_path(schemas: dict[str, str]) -> str:
-    """pg_catalog, pymem, then the extensions' schemas (never public unless one lives there)."""
+    """pg_catalog, pymem, then the extensions' schemas (never public unless one lives
+    there), then pg_temp: named last, or PostgreSQL searches it first for relations and
+    types, and a function running as the owner (called from a SECURITY DEFINER one)
+    would take the caller's temporary ``text`` domain for its own ``text``."""
     names = list(dict.fromkeys(schemas[e] for e in _EXTENSIONS))
-    return ", ".join(["pg_catalog", "pymem", *(_ident(n) for n in names)])
+    return ", ".join(["pg_catalog", "pymem", *(_ident(n) for n in names), "pg_temp"])
 
 
 def _extension_members(cur, schemas: dict[str, str]) -> dict[str, str]:

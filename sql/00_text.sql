@@ -10,7 +10,7 @@
 CREATE OR REPLACE FUNCTION pymem._value_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 -- a minus sign not inside a word or a range ("-200", not "10-12" or "covid-19"):
 -- normalizing drops it, so "-200" and "200" are told apart here
 RETURN '(?:(?<![[:alnum:]])[-−])?[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
@@ -30,7 +30,7 @@ RETURN '(?:(?<![[:alnum:]])[-−])?[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
 CREATE OR REPLACE FUNCTION pymem._negated(content text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN
 pymem._strip_intensifiers(content)
 ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
@@ -46,7 +46,7 @@ OR regexp_replace(
 CREATE OR REPLACE FUNCTION pymem._chinese_number(numeral text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_digits CONSTANT text := '零一二三四五六七八九';
@@ -128,7 +128,7 @@ END;
 CREATE OR REPLACE FUNCTION pymem._values_in_order(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT v.value
     FROM (
@@ -152,7 +152,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._symbol_words(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT DISTINCT w.m[1] AS word
     FROM regexp_matches(lower(content), '\m([a-z]+[+#]+)', 'g') AS w (m)
@@ -165,7 +165,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._fact_markers(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT m.value
     FROM (
@@ -186,7 +186,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._mask_values(content text)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN pymem._normalize(
     regexp_replace(pymem._strip_intensifiers(content), pymem._value_pattern(), '0', 'g')
 );
@@ -197,7 +197,7 @@ RETURN pymem._normalize(
 CREATE OR REPLACE FUNCTION pymem._function_words()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN ARRAY[
     'the', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for',
     'with', 'from', 'into', 'about', 'as', 'is', 'am', 'are', 'was', 'were', 'be',
@@ -217,7 +217,7 @@ RETURN ARRAY[
 CREATE OR REPLACE FUNCTION pymem._stem(word text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     w text := word;
@@ -256,7 +256,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._synonym(term text)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN coalesce(
     '{"nam": "call", "enjoy": "lik", "lov": "lik", "fond": "lik", "began": "start",
       "begin": "start", "begun": "start", "resid": "liv", "afraid": "scar",
@@ -274,7 +274,7 @@ RETURN coalesce(
 CREATE OR REPLACE FUNCTION pymem._zh_synonyms(content text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_text text := content;
@@ -302,7 +302,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._tokens(content text)
 RETURNS TABLE (n bigint, token text, term text)
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT
         w.n,
@@ -337,7 +337,7 @@ CREATE OR REPLACE FUNCTION pymem._term_positions(
     content text, OUT terms text[], OUT positions integer[], OUT sequence text[]
 )
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     SELECT
         row(
@@ -358,7 +358,7 @@ RETURN (
 CREATE OR REPLACE FUNCTION pymem._content_terms(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (pymem._term_positions(content)).terms;
 
 -- What a pattern matches in a text, each match once, in order of first
@@ -366,7 +366,7 @@ RETURN (pymem._term_positions(content)).terms;
 CREATE OR REPLACE FUNCTION pymem._in_order(content text, pattern text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT m.m[1] FROM regexp_matches(content, pattern, 'g') WITH ORDINALITY AS m (m, i)
     GROUP BY m.m[1]
@@ -377,7 +377,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._traded_places(a text[], b text[])
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN a <> b AND (SELECT array_agg(x ORDER BY x) FROM unnest(a) AS x)
 = (SELECT array_agg(x ORDER BY x) FROM unnest(b) AS x);
 
@@ -385,7 +385,7 @@ RETURN a <> b AND (SELECT array_agg(x ORDER BY x) FROM unnest(a) AS x)
 CREATE OR REPLACE FUNCTION pymem._pronoun_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN '\m(?:i|you|he|she|me|him|we|they|us|them)\M|[我你他她您]';
 
 -- Whether a text states who does what the other way round: a passive with
@@ -394,7 +394,7 @@ RETURN '\m(?:i|you|he|she|me|him|we|they|us|them)\M|[我你他她您]';
 CREATE OR REPLACE FUNCTION pymem._passive(content text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN lower(content) ~ '\m(is|are|was|were|be|been|being|get|gets|got)\M.*\mby\M'
 OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由把]';
 
@@ -405,7 +405,7 @@ CREATE OR REPLACE FUNCTION pymem._party_terms(
     content text, OUT terms text[], OUT positions integer[]
 )
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     SELECT
         row(
@@ -434,7 +434,7 @@ RETURN (
 CREATE OR REPLACE FUNCTION pymem._moved_block(a text, b text)
 RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_ta text [];
@@ -554,7 +554,7 @@ CREATE OR REPLACE FUNCTION pymem._term_difference(
     OUT changed integer, OUT total integer, OUT reordered boolean, OUT role_swap boolean
 )
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_ta text [];
@@ -637,7 +637,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._person_words()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN '{"wife": "wife", "wives": "wife", "husband": "husband", "spouse": "spouse",
   "partner": "partner", "boyfriend": "boyfriend", "girlfriend": "girlfriend",
   "fiance": "fiance", "fiancee": "fiance", "mother": "mother", "mom": "mother",
@@ -677,7 +677,7 @@ CREATE OR REPLACE FUNCTION pymem._possessions(
 )
 RETURNS SETOF record
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT DISTINCT pymem._synonym(pymem._stem(lower(p.noun))), lower(p.owner), p.by_of
     FROM (
@@ -706,7 +706,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._other_owner(a text, b text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     WITH y AS MATERIALIZED (SELECT * FROM pymem._possessions(b))
     SELECT EXISTS (
@@ -728,7 +728,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._people(content text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT DISTINCT p.person
     FROM (
@@ -781,7 +781,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._same_people(a text, b text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     SELECT
         CASE
@@ -828,7 +828,7 @@ RETURN (
 CREATE OR REPLACE FUNCTION pymem._query_tokens(query_text text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN array(
     SELECT DISTINCT t.token
     FROM (
@@ -855,7 +855,7 @@ RETURN array(
 CREATE OR REPLACE FUNCTION pymem._token_overlap(a text, b text)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     SELECT
         CASE
@@ -886,7 +886,7 @@ RETURN (
 CREATE OR REPLACE FUNCTION pymem._truncate_graphemes(content text, max_chars integer)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_cut integer := greatest(coalesce(max_chars, 0), 0);

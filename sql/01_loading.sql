@@ -9,7 +9,7 @@
 CREATE OR REPLACE FUNCTION pymem._drop_if_result_differs(signature text, result regtype)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_function regprocedure := to_regprocedure(signature);
@@ -27,7 +27,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._drop_if_columns_differ(signature text, result text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_function regprocedure := to_regprocedure(signature);

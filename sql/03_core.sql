@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION pymem._settings()
 RETURNS pymem.settings
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT s.* FROM pymem.settings AS s
 $$;
@@ -20,7 +20,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._kind_rates()
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT coalesce(jsonb_object_agg(k.kind, k.decay_rate), '{}') FROM pymem.kinds AS k
 $$;
@@ -33,7 +33,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._lock_user(user_id text)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF current_setting('transaction_isolation') = 'repeatable read' THEN
@@ -79,7 +79,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._stronger_source(a text, b text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN 'confirmed' IN (a, b) THEN 'confirmed'
     WHEN 'stated' IN (a, b) THEN 'stated'

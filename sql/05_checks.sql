@@ -14,7 +14,7 @@ RETURN E' \t\r\n\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007
 CREATE OR REPLACE FUNCTION pymem._check_user(user_id text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     -- blank: the whitespace _check_content trims (a tab-only id is blank too)
@@ -37,7 +37,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_one_dimension(items anyarray, what text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF array_ndims(items) > 1 THEN
@@ -52,7 +52,7 @@ CREATE OR REPLACE FUNCTION pymem._check_content(
 )
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF content IS NULL OR btrim(content, pymem._blank_characters()) = '' THEN
@@ -76,7 +76,7 @@ CREATE OR REPLACE FUNCTION pymem.check_contents(
 )
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_max integer := (pymem._settings()).max_content_chars;
@@ -102,7 +102,7 @@ CREATE OR REPLACE FUNCTION pymem._check_embedding(
 )
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF embedding IS NULL THEN
@@ -134,7 +134,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_fraction(val double precision, name text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     -- NOT (a AND b) also catches NaN, which compares greater than 1.
@@ -150,7 +150,7 @@ CREATE OR REPLACE FUNCTION pymem._check_thresholds(
 )
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     -- NULL too: NOT of a comparison with NULL is NULL, which IF reads as false
@@ -172,7 +172,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_source(source text, label text DEFAULT '')
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF source IS NULL OR source NOT IN ('inferred', 'stated', 'confirmed') THEN
@@ -198,7 +198,7 @@ CREATE OR REPLACE FUNCTION pymem._check_live_memories(
 )
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_missing text;
@@ -229,7 +229,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._kind(kind text, label text DEFAULT '')
 RETURNS pymem.kinds
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_kind pymem.kinds;

@@ -17,7 +17,7 @@
 CREATE OR REPLACE FUNCTION pymem._pymem_stack(context text, min_frames integer)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_line text;
@@ -129,7 +129,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._create_history_triggers()
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     CREATE OR REPLACE TRIGGER memories_version_on_change
@@ -206,7 +206,7 @@ CREATE OR REPLACE FUNCTION pymem.undo(
 )
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -10,7 +10,7 @@ CREATE OR REPLACE FUNCTION pymem._notify(
 )
 RETURNS void
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     -- NOTIFY payloads are capped at 8000 bytes: long id lists are cut,
@@ -40,7 +40,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._announce_review()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._notify(

@@ -36,7 +36,7 @@ CREATE OR REPLACE FUNCTION pymem._reinforce(
 )
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -84,7 +84,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._live_record(user_id text, memory_id uuid)
 RETURNS uuid
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -115,7 +115,7 @@ CREATE OR REPLACE FUNCTION pymem._prepare_item(
 )
 RETURNS pymem.memory_item
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_kind pymem.kinds;
@@ -210,7 +210,7 @@ OR (similarity >= trigram_min_similarity AND trigram >= trigram_threshold);
 CREATE OR REPLACE FUNCTION pymem._match_fingerprint(content text)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN nullif(pymem._fingerprint(content), pymem._fingerprint(''));
 
 -- The same text: the same normalized text with the same markers (normalizing
@@ -222,7 +222,7 @@ CREATE OR REPLACE FUNCTION pymem._same_text(
 )
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN same_markers AND coalesce(
     pymem._match_fingerprint(old_content) = pymem._match_fingerprint(new_content),
     old_content = new_content
@@ -245,7 +245,7 @@ CREATE OR REPLACE FUNCTION pymem._evidence(
 )
 RETURNS pymem.pair_evidence
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     e pymem.pair_evidence;
@@ -307,7 +307,7 @@ CREATE OR REPLACE FUNCTION pymem._decision(
     OUT rule text
 )
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     -- what the extractor or the words say outright
@@ -411,7 +411,7 @@ CREATE OR REPLACE FUNCTION pymem._nearest_other_kind(
     OUT rule text
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -468,7 +468,7 @@ CREATE OR REPLACE FUNCTION pymem._match(
     OUT rule text
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -692,7 +692,7 @@ CREATE OR REPLACE FUNCTION pymem._apply(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -741,7 +741,7 @@ CREATE OR REPLACE FUNCTION pymem._supersede(
 )
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     -- called from the API under the lock already; taken again (it nests) so
@@ -784,7 +784,7 @@ CREATE OR REPLACE FUNCTION pymem._upsert_item(
 )
 RETURNS pymem.write_result
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -844,7 +844,7 @@ RETURNS TABLE (
     memory_id uuid, action text, similarity double precision, matched_id uuid, rule text
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_cfg pymem.settings := pymem._settings();
@@ -896,7 +896,7 @@ CREATE OR REPLACE FUNCTION pymem._upsert_items(
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -937,7 +937,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memories(
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -968,7 +968,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memory_arrays(
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_items pymem.memory_item[];
@@ -1031,7 +1031,7 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memories(
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE sql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT * FROM pymem.upsert_memory_arrays(
         user_id, contents, embeddings, options, dedup_threshold, supersede_threshold, on_related
@@ -1044,7 +1044,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._parse_items(items jsonb)
 RETURNS pymem.memory_item[]
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_bad record;
@@ -1132,7 +1132,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._raise_item_type_error(items jsonb)
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_item jsonb;

@@ -32,7 +32,7 @@ RETURNS TABLE (
     parked_at timestamptz
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -69,7 +69,7 @@ CREATE OR REPLACE FUNCTION pymem._move_open_reviews(
 )
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     UPDATE pymem.reviews AS r
@@ -156,7 +156,7 @@ CREATE OR REPLACE FUNCTION pymem.resolve_review(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

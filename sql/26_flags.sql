@@ -12,7 +12,7 @@ CREATE OR REPLACE FUNCTION pymem.flag_conflict(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION pymem._check_worker(worker text, what text DEFAULT 'worker')
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF worker IS NULL OR btrim(worker) = '' OR length(worker) > 200 THEN
@@ -33,7 +33,7 @@ CREATE OR REPLACE FUNCTION pymem._check_claim(
 )
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF claimed_until > now() AND claimed_by IS DISTINCT FROM worker THEN
@@ -61,7 +61,7 @@ CREATE OR REPLACE FUNCTION pymem.claim_reviews(
 )
 RETURNS SETOF pymem.claimed_review
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -183,7 +183,7 @@ CREATE OR REPLACE FUNCTION pymem.release_review(
 )
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -239,7 +239,7 @@ RETURNS TABLE (
     parked_at timestamptz
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

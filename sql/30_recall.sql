@@ -27,7 +27,7 @@ RETURN importance * exp(greatest(
 CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text[], content text)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN cardinality(tokens) = 0 THEN 0.0
     ELSE (
@@ -86,7 +86,7 @@ RETURNS TABLE (
     valid_until timestamptz
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 -- a user's rows in the order of the heap (bitmap scans), not of an index: a
 -- generic plan's index scan visits them in fingerprint order, and at 10,000
 -- memories that cost 1-2 ms more than the same pages read in order
@@ -252,7 +252,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid[])
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -9,7 +9,7 @@
 CREATE OR REPLACE FUNCTION pymem._goal_metrics(content text)
 RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT array(
         SELECT g.metric
@@ -24,7 +24,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._strip_goal_metrics(content text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT regexp_replace(
         lower(content),
@@ -53,7 +53,7 @@ CREATE OR REPLACE FUNCTION pymem._same_goal(
     OUT topic_of_goal text
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -42,7 +42,7 @@ CREATE OR REPLACE FUNCTION pymem._decay_batch(
     OUT cooled bigint
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     EXECUTE format(
@@ -99,7 +99,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._heap_batches(batch_blocks integer)
 RETURNS TABLE (heap regclass, from_block bigint)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT h.heap, f.from_block
     FROM (
@@ -130,7 +130,7 @@ CREATE OR REPLACE FUNCTION pymem.apply_decay(
 )
 RETURNS TABLE (scanned bigint, cooled bigint, cold_total bigint)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -168,7 +168,7 @@ CREATE OR REPLACE FUNCTION pymem._check_decay_args(
 )
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF at IS NULL THEN

@@ -14,7 +14,7 @@
 CREATE OR REPLACE FUNCTION pymem._fact_confidence(confidence text)
 RETURNS double precision
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_value double precision;
@@ -44,7 +44,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_fact_key(key text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF key IS NULL OR btrim(key, pymem._blank_characters()) = '' THEN
@@ -62,7 +62,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_fact_scope(scope text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF scope IS NULL OR scope NOT IN ('habit', 'state') THEN
@@ -77,7 +77,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_fact_value(value jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF value IS NULL OR jsonb_typeof(value) = 'null' THEN
@@ -95,7 +95,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._fact_policy(key text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT coalesce((
         SELECT p.policy
@@ -116,7 +116,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._close_fact_review(user_id text, key text, decision text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -140,7 +140,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._fact_default_end(scope text, at timestamptz)
 RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT CASE WHEN scope = 'state' THEN at + coalesce(
         (SELECT k.default_lifetime FROM pymem.kinds AS k WHERE k.kind = 'state'),
@@ -175,7 +175,7 @@ CREATE OR REPLACE FUNCTION pymem._set_fact(
 )
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -339,7 +339,7 @@ CREATE OR REPLACE FUNCTION pymem.set_fact(
 )
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_confidence double precision := confidence;
@@ -364,7 +364,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.set_fact_policy(key_pattern text, policy text)
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -403,7 +403,7 @@ CREATE OR REPLACE FUNCTION pymem.get_fact(
 )
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -449,7 +449,7 @@ RETURNS TABLE (
     reason text
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -496,7 +496,7 @@ RETURNS TABLE (
     created_at timestamptz
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -531,7 +531,7 @@ CREATE OR REPLACE FUNCTION pymem.resolve_conflict(
 )
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -608,7 +608,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.contradiction_rate(user_id text DEFAULT NULL)
 RETURNS double precision
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF contradiction_rate.user_id IS NOT NULL THEN
@@ -643,7 +643,7 @@ RETURNS TABLE (
     conflict_pending boolean
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

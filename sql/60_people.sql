@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION pymem._check_contact_name(name text, what text DEFAULT 'name')
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF name IS NULL OR pymem._normalize_name(name) = '' THEN
@@ -32,7 +32,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_contact_attributes(attributes jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF attributes IS NOT NULL AND jsonb_typeof(attributes) <> 'object' THEN
@@ -47,7 +47,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._check_contact_text(val text, what text)
 RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF char_length(val) > (SELECT s.max_content_chars FROM pymem.settings AS s) THEN
@@ -63,7 +63,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._contact_id(user_id text, contact text)
 RETURNS uuid
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_key text := pymem._normalize_name(contact);
@@ -98,7 +98,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._contact_upsert(user_id text, name text)
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_key text := pymem._normalize_name(name);
@@ -132,7 +132,7 @@ CREATE OR REPLACE FUNCTION pymem._contact_update(
 )
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_old pymem.contacts;
@@ -179,7 +179,7 @@ CREATE OR REPLACE FUNCTION pymem._contact_add_aliases(
 )
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     -- the names taken first: on Citus an INSERT that selects from a
@@ -218,7 +218,7 @@ CREATE OR REPLACE FUNCTION pymem.sync_contact(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_id uuid;
@@ -275,7 +275,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.resolve_contact(user_id text, name text)
 RETURNS SETOF pymem.contact_match
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_key text;
@@ -343,7 +343,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._shared_chars(a text, b text)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     WITH
     ca AS (SELECT DISTINCT ch FROM regexp_split_to_table(replace(a, ' ', ''), '') AS ch),
@@ -368,7 +368,7 @@ RETURN (
 CREATE OR REPLACE FUNCTION pymem.merge_contacts(user_id text, keep text, merge text)
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_keep_id uuid;

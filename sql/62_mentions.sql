@@ -20,7 +20,7 @@
 CREATE OR REPLACE FUNCTION pymem.mentioned_contacts(user_id text, message text)
 RETURNS TABLE (contact_id uuid, name text, relationship text, matched text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_words text[] := coalesce(pymem._contact_tokens(message), '{}');
@@ -153,7 +153,7 @@ RETURNS TABLE (
     created_at timestamptz
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_id uuid;
@@ -257,7 +257,7 @@ CREATE OR REPLACE FUNCTION pymem._link_memory_contacts(
 )
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_name text;
@@ -300,7 +300,7 @@ RETURNS TABLE (
     contact_id uuid, name text, relationship text, last_mentioned_at timestamptz
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);

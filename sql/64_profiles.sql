@@ -10,7 +10,7 @@
 CREATE OR REPLACE FUNCTION pymem._contact_fragments(user_id text, contact_id uuid)
 RETURNS uuid[]
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RETURN array(
@@ -42,7 +42,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._contact_profile_due(user_id text, contact_id uuid)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_fragments uuid[] := pymem._contact_fragments(user_id, contact_id);
@@ -70,7 +70,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._contact_header(user_id text, contact_id uuid)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RETURN (
@@ -113,7 +113,7 @@ CREATE OR REPLACE FUNCTION pymem.contact_card(
 )
 RETURNS text
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_id uuid;
@@ -196,7 +196,7 @@ CREATE OR REPLACE FUNCTION pymem.consolidate_contact(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_cfg pymem.settings := pymem._settings();

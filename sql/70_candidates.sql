@@ -28,7 +28,7 @@ RETURNS TABLE (
     edges integer
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 SET work_mem = '128MB'
 SET jit = off
 AS $$
@@ -236,7 +236,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._announce_consolidation()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_size integer;

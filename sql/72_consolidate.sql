@@ -11,7 +11,7 @@
 CREATE OR REPLACE FUNCTION pymem._alternatives(details jsonb)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN
         jsonb_typeof(details -> 'alternatives') = 'object'
@@ -23,7 +23,7 @@ END;
 CREATE OR REPLACE FUNCTION pymem._plain_details(details jsonb)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN pymem._alternatives(details) IS NULL THEN coalesce(details, '{}')
     ELSE details - 'alternatives'
@@ -37,7 +37,7 @@ END;
 CREATE OR REPLACE FUNCTION pymem._details_merge(base jsonb, newer jsonb, keep_replaced boolean)
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_plain jsonb := pymem._plain_details(base) || pymem._plain_details(newer);
@@ -89,7 +89,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._details_dropped(source jsonb, result jsonb)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RETURN array(
@@ -142,7 +142,7 @@ CREATE OR REPLACE FUNCTION pymem._consolidate(
     OUT action text
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -421,7 +421,7 @@ CREATE OR REPLACE FUNCTION pymem.consolidate(
 )
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -442,7 +442,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.unconsolidate(user_id text, consolidated_id uuid)
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -9,7 +9,7 @@ CREATE OR REPLACE FUNCTION pymem._maintenance_target(
 )
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -33,7 +33,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.apply_maintenance(user_id text, ops jsonb)
 RETURNS TABLE (op_index integer, op text, memory_id uuid, result text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -28,7 +28,7 @@ RETURNS TABLE (
     consolidated_share double precision
 )
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_user text := quality_report.user_id;

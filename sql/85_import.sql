@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION pymem.import_lines_done(user_id text, source text)
 RETURNS integer
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -22,7 +22,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.import_digest(user_id text, source text)
 RETURNS text
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     PERFORM pymem._check_user(user_id);
@@ -54,7 +54,7 @@ CREATE OR REPLACE FUNCTION pymem.import_memories(
 )
 RETURNS SETOF pymem.write_result
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_done integer;

@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION pymem.schema_version()
 RETURNS integer
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT i.version FROM pymem.schema_info AS i
 $$;
@@ -16,7 +16,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._set_dimensions(dimensions integer)
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_current integer := (SELECT s.embedding_dimensions FROM pymem.settings AS s);
@@ -73,7 +73,7 @@ CREATE OR REPLACE FUNCTION pymem.configure_embedder(
 )
 RETURNS pymem.settings
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -123,5 +123,5 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.get_settings()
 RETURNS pymem.settings
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN pymem._settings();

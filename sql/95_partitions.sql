@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION pymem._grantee(role oid)
 RETURNS text
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN role = 0 THEN 'PUBLIC'
     ELSE (
@@ -26,7 +26,7 @@ END;
 CREATE OR REPLACE FUNCTION pymem._sync_partition_security()
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_leaf record;
@@ -112,7 +112,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._policy_definition(policy oid, target regclass)
 RETURNS text
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT format(
         'CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s',
@@ -138,7 +138,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._grants_of(acl aclitem[], owner oid, kind text, target text)
 RETURNS SETOF text
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT format(
         'GRANT %s ON %s %s TO %s%s', a.privilege_type, kind, target, pymem._grantee(a.grantee),
@@ -161,7 +161,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.partition_by_user(partitions integer)
 RETURNS TABLE (table_name text, partition_count integer, rows_moved bigint, converted boolean)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -482,7 +482,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._table_dependents(tables regclass[])
 RETURNS TABLE (fn oid, kind text, signature text, acl aclitem[], owner oid)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT
         f.oid,
@@ -506,7 +506,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.store_partitions()
 RETURNS integer
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT nullif(count(i.inhrelid), 0)::integer
     FROM pg_inherits AS i

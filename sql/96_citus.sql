@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION pymem._citus_loaded()
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT current_setting('citus.propagate_set_commands', TRUE) IS NOT NULL
 $$;
@@ -30,7 +30,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.store_shards()
 RETURNS integer
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF NOT pymem._citus_loaded() OR to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
@@ -49,7 +49,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_outbox()
 RETURNS boolean
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT pymem._citus_loaded() AND pymem.store_shards() IS NOT NULL
 $$;
@@ -64,7 +64,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_check_local(user_id text)
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF pymem.store_shards() IS NULL OR user_id IS NULL THEN
@@ -108,7 +108,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_refuse(what text, hint text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RAISE EXCEPTION '% is not supported on a store distributed with Citus', what
@@ -121,7 +121,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_check_cluster()
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     IF NOT pymem._citus_loaded()
@@ -159,7 +159,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_tables()
 RETURNS TABLE (rel regclass, of_users boolean, citus_type text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RETURN QUERY
@@ -367,7 +367,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_every_user(fn regprocedure)
 RETURNS TABLE (users_query text, limit_arg integer)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT q.users_query, q.limit_arg
     FROM (
@@ -389,7 +389,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_delegated()
 RETURNS TABLE (fn oid, name text, wrapped boolean)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT p.oid, p.proname::text, p.proname !~ '^_'
     FROM pg_proc AS p
@@ -770,7 +770,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem.relay_events()
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_event record;
@@ -800,7 +800,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_shard_keys()
 RETURNS TABLE (shard_id bigint, shard_key text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_left bigint [] := ARRAY(
@@ -834,7 +834,7 @@ $$;
 CREATE OR REPLACE FUNCTION pymem._citus_batches(batch_blocks integer)
 RETURNS TABLE (shard_key text, from_block bigint)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 BEGIN
     RETURN QUERY
@@ -861,7 +861,7 @@ CREATE OR REPLACE FUNCTION pymem._citus_shard_decay(
     OUT cooled bigint
 )
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_shard bigint := get_shard_id_for_distribution_column('pymem.memories', shard_key);
@@ -891,7 +891,7 @@ CREATE OR REPLACE FUNCTION pymem._citus_apply_decay(
 )
 RETURNS TABLE (scanned bigint, cooled bigint, cold_total bigint)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public
+SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -177,7 +177,7 @@ def test_extensions_in_their_own_schema(empty_dsn):
         ).fetchall()
         assert sorted({p.split(";")[0] for (p,) in paths}) == [
             "search_path=pg_catalog, pg_temp",
-            "search_path=pg_catalog, pymem, extensions",
+            "search_path=pg_catalog, pymem, extensions, pg_temp",
         ]
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extnamespace ="
                             " 'public'::regnamespace").fetchone() == (0,)  # fmt: skip

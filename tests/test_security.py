@@ -350,6 +350,44 @@ def test_an_app_session_never_takes_another_users_lock(shared_dsn, call):
     assert "acts for user 'ann', not 'bob'" in str(refused)
 
 
+def test_every_pinned_search_path_names_pg_temp_last(conn):
+    """PostgreSQL searches pg_temp first for relations and types when a path does not
+    name it: a function running as the owner would take a caller's temporary objects
+    for its own."""
+    unpinned_temp = conn.execute(
+        "SELECT p.oid::regprocedure::text, c FROM pg_proc AS p, unnest(p.proconfig) AS c"
+        " WHERE p.pronamespace = 'pymem'::regnamespace AND c LIKE 'search_path=%'"
+        " AND c NOT LIKE '%, pg_temp'"
+    ).fetchall()
+    assert unpinned_temp == []
+
+
+def test_a_callers_temporary_type_never_runs_as_the_owner(fresh_dsn):
+    """An app session plants a domain pg_temp.text whose CHECK is its own function,
+    then undoes one of its memories. _pymem_stack, which the SECURITY DEFINER
+    _set_change_reason calls (so it runs as the owner), declared its variables as
+    text with pg_temp searched first: the app's function ran with the owner's rights
+    (and could make pymem_app a superuser)."""
+    with MemoryStore(fresh_dsn) as owner:
+        memory = owner.upsert(A, "Ann is learning React", unit(0), topic="skill:react")
+        owner.upsert(A, "Ann is proficient in React", at_cosine(0.8, 0, 1), topic="skill:react")
+    # a new backend: none of pymem's functions compiled yet
+    with psycopg.connect(fresh_dsn) as app:
+        app.execute("SET ROLE pymem_app")
+        app.execute("SELECT set_config('pymem.user_id', %s, false)", (A,))
+        app.execute(
+            "CREATE FUNCTION pg_temp.planted(v pg_catalog.text) RETURNS boolean"
+            " LANGUAGE plpgsql AS $$ BEGIN"
+            " IF current_user <> 'pymem_app' THEN"
+            "  RAISE EXCEPTION 'planted code ran as %', current_user; END IF;"
+            " RETURN true; END $$"
+        )
+        app.execute("CREATE DOMAIN pg_temp.text AS pg_catalog.text CHECK (pg_temp.planted(VALUE))")
+        restored = app.execute("SELECT pymem.undo(%s, %s)", (A, memory.memory_id)).fetchone()
+        assert restored == (1,)
+        app.rollback()
+
+
 def test_history_reasons_come_only_from_pymem_functions(conn):
     store = MemoryStore(conn)
     first = store.upsert(A, "Ann is learning React", unit(0), topic="skill:react")
