@@ -5,15 +5,20 @@
 -- they stay cheap HOT updates.
 
 -- Who called: true when every function on the call stack (a PL/pgSQL
--- context as GET DIAGNOSTICS PG_CONTEXT reports it) is a pymem function and
--- there are at least min_frames of them. A frame names a function by
+-- context as GET DIAGNOSTICS PG_CONTEXT reports it) is a pymem function,
+-- there are at least min_frames of them, and the outermost one is part of
+-- the API: a private helper called directly (pymem._consolidate with a
+-- reason of the caller's) is not pymem deciding why. A frame names a function by
 -- signature; it is trusted only when every function in the database with
 -- that name and argument types lives in schema pymem, or in pymem_citus
 -- (the owner's copies of pymem's bodies on a store distributed with Citus,
 -- sql/96_citus.sql): a look-alike planted in another schema makes the
 -- frame untrusted (fail closed). Text of SQL statements in the context can imitate frame lines,
 -- but only text written by the caller's own code: a caller that is not
--- pymem is itself a real frame, so it is always seen.
+-- pymem is itself a real frame, so it is always seen. A SQL-language
+-- function's frame is never trusted: it prints the name unquoted, so a
+-- function named 'undo" x' (or one holding a line break and a frame line)
+-- passed for pymem's, and none of pymem's SQL functions writes a memory.
 CREATE OR REPLACE FUNCTION pymem._pymem_stack(context text, min_frames integer)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
@@ -23,6 +28,7 @@ DECLARE
     v_line text;
     v_sig text[];
     v_frames integer := 0;
+    v_outermost text;
     v_citus regnamespace := coalesce(
         pg_catalog.to_regnamespace('pymem_citus'), 'pymem'::pg_catalog.regnamespace
     );
@@ -47,23 +53,13 @@ BEGIN
                 RETURN false;
             END IF;
             v_frames := v_frames + 1;
+            -- the context lists the innermost frame first
+            v_outermost := v_sig[2];
         ELSIF pg_catalog.starts_with(v_line, 'SQL function ') THEN
-            v_sig := pg_catalog.regexp_match(v_line, '^SQL function "([a-z_][a-z0-9_]*)"');
-            IF v_sig IS NULL OR (
-                SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0
-                    OR NOT pg_catalog.bool_and(
-                        p.pronamespace OPERATOR(pg_catalog.=) 'pymem'::pg_catalog.regnamespace
-                        OR p.pronamespace OPERATOR(pg_catalog.=) v_citus
-                    )
-                FROM pg_catalog.pg_proc AS p
-                WHERE p.proname OPERATOR(pg_catalog.=) v_sig[1]::pg_catalog.name
-            ) THEN
-                RETURN false;
-            END IF;
-            v_frames := v_frames + 1;
+            RETURN false;
         END IF;
     END LOOP;
-    RETURN v_frames >= min_frames;
+    RETURN v_frames >= min_frames AND NOT pg_catalog.starts_with(v_outermost, '_');
 END;
 $$;
 

@@ -533,6 +533,37 @@ def test_a_look_alike_function_cannot_vouch_for_a_reason(conn):
     assert json.loads(json.dumps(reason))  # plain text
 
 
+def test_a_reason_cannot_be_forged_through_a_helper_or_a_sql_function(conn):
+    """Two ways the app vouched for a reason of its own: a private helper that takes
+    a reason, called directly (two pymem frames, the stack's whole rule then), and
+    a SQL function named 'undo" x', whose unquoted frame read as pymem's undo."""
+    store = MemoryStore(conn)
+    tea = store.upsert(A, "Ann drinks green tea", unit(0))
+    coffee = store.upsert(A, "Ann drinks coffee", unit(1))
+    milk = store.upsert(A, "Ann drinks milk", unit(2))
+    conn.execute("SET LOCAL ROLE pymem_app")
+    conn.execute("SELECT set_config('pymem.user_id', 'ann', true)")
+    forged = "undo: restored version 1 (forged)"
+    conn.execute(
+        "SELECT * FROM pymem._consolidate(%s, %s, 'Ann drinks tea and coffee', %s::vector,"
+        " '{}', (SELECT s FROM pymem.settings AS s), reason => %s)",
+        (A, [tea.memory_id, coffee.memory_id], str(unit(3).tolist()), forged),
+    )
+    conn.execute(
+        """CREATE FUNCTION pg_temp."undo"" x"(reason text) RETURNS void LANGUAGE sql"""
+        " SET search_path = pg_catalog AS $$ SELECT pymem._set_change_reason(reason) $$"
+    )
+    conn.execute("""SELECT pg_temp."undo"" x"(%s)""", (forged,))
+    conn.execute("UPDATE pymem.memories SET content = 'Ann drinks oat milk' WHERE id = %s",
+                 (milk.memory_id,))  # fmt: skip
+    reasons = conn.execute(
+        "SELECT memory_id, reason FROM pymem.memory_versions WHERE memory_id = ANY(%s)",
+        ([tea.memory_id, coffee.memory_id, milk.memory_id],),
+    ).fetchall()
+    assert len(reasons) == 3
+    assert {reason for _, reason in reasons} == {"update"}, reasons
+
+
 def test_writer_helpers_called_directly_take_the_user_lock(conn):
     """A private writer called by the app itself (it keeps EXECUTE: the API
     calls it as the app) still serializes with the user's other writers."""
