@@ -1,6 +1,9 @@
 -- Events: work that needs the app's LLM is announced on the NOTIFY
 -- channel pymem_events with a small JSON payload
--- {"user_id": ..., "event": ..., "ids": [...], ...}. NOTIFY is
+-- {"user_id": ..., "event": ..., "ids": [...], ...} of ids and counts, never
+-- content (a topic, a name, a fact key): any role that can connect may LISTEN
+-- on any channel, and the listener reads the rest through the API, which
+-- row-level security scopes. NOTIFY is
 -- transactional: a listener hears it only after the commit, and never
 -- for a rolled-back write. Every event is also readable without LISTEN
 -- (pymem.pending_reviews and the capability's own queries).
@@ -47,9 +50,7 @@ BEGIN
         NEW.user_id,
         CASE NEW.cause WHEN 'related' THEN 'review_due' ELSE 'conflict_flagged' END,
         array_remove(ARRAY[NEW.memory_id, NEW.matched_id], NULL),
-        jsonb_strip_nulls(jsonb_build_object(
-            'review_id', NEW.id, 'cause', NEW.cause, 'fact_key', NEW.fact_key
-        ))
+        jsonb_build_object('review_id', NEW.id, 'cause', NEW.cause)
     );
     RETURN NULL;
 END;

@@ -46,7 +46,6 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
     v_fragments uuid[] := pymem._contact_fragments(user_id, contact_id);
-    v_name text;
 BEGIN
     IF cardinality(v_fragments) < (SELECT s.contact_profile_due_count FROM pymem.settings AS s) THEN
         RETURN;
@@ -54,12 +53,11 @@ BEGIN
     UPDATE pymem.contacts AS c SET profile_due_announced_at = now()
     WHERE
         c.user_id = _contact_profile_due.user_id AND c.id = _contact_profile_due.contact_id
-        AND c.profile_due_announced_at IS NULL
-    RETURNING c.name INTO v_name;
+        AND c.profile_due_announced_at IS NULL;
     IF found THEN
         PERFORM pymem._notify(
             user_id, 'contact_profile_due', v_fragments,
-            jsonb_build_object('contact_id', contact_id, 'name', v_name)
+            jsonb_build_object('contact_id', contact_id)
         );
     END IF;
 END;

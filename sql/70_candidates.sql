@@ -274,7 +274,7 @@ BEGIN
     IF found THEN
         PERFORM pymem._notify(
             NEW.user_id, 'consolidation_due', v_members,
-            jsonb_build_object('topic', NEW.topic, 'size', cardinality(v_members))
+            jsonb_build_object('size', cardinality(v_members))
         );
     END IF;
     RETURN NULL;

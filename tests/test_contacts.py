@@ -714,7 +714,8 @@ def test_profile_due_is_announced_once(fresh_dsn):
             events = _events(listener)
             assert [e["event"] for e in events] == ["contact_profile_due"]
             assert events[0]["ids"] == [str(i) for i in ids[:5]]
-            assert events[0]["name"] == "Nora"
+            # ids, never content: any role may LISTEN (docs/sql-api.md)
+            assert set(events[0]) == {"user_id", "event", "ids", "count", "contact_id"}
 
             store.consolidate_contact("alice", "Nora", "Nora, seven facts")
             more = remember(store, [f"Nora news {i}" for i in range(5)], start=10)

@@ -269,9 +269,9 @@ def test_fact_conflict_is_announced_once(fresh_dsn):
         store.set_fact(USER, "likes_os", "Mac", confidence="high")
         store.set_fact(USER, "likes_os", "Linux", confidence="high")
         events = [json.loads(n.payload) for n in listener.notifies(timeout=0.5)]
-    assert [(e["event"], e["cause"], e["fact_key"]) for e in events] == [
-        ("conflict_flagged", "fact", "likes_os")
-    ]
+    assert [(e["event"], e["cause"]) for e in events] == [("conflict_flagged", "fact")]
+    # ids, never content: any role may LISTEN (docs/sql-api.md)
+    assert "likes_os" not in json.dumps(events)
 
 
 # --- policies --------------------------------------------------------------------------
