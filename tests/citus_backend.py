@@ -143,6 +143,7 @@ SKIP: dict[str, dict[str, str]] = {
     },
     "tests/test_security.py": {
         "test_a_look_alike_function_cannot_vouch_for_a_reason": _PLANTED,
+        "test_a_reason_cannot_be_forged_through_a_helper_or_a_sql_function": _PRIVATE,
         "test_api_with_another_users_ids_changes_nothing": _ROLES,
         "test_direct_writes_of_another_users_rows_are_refused_on_every_table": _ROLES,
         "test_every_memory_not_found_reads_alike_and_names_the_ids": _ROLES,

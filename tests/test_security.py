@@ -335,7 +335,7 @@ def test_an_app_session_never_takes_another_users_lock(shared_dsn, call):
     vector = str(unit(23).tolist())
     with psycopg.connect(shared_dsn) as app, psycopg.connect(shared_dsn) as owner:
         app.execute("SET ROLE pymem_app")
-        app.execute("SELECT set_config('pymem.user_id', %s, false)", (A,))
+        app.execute("SELECT pymem._set_user(%s)", (A,))  # a Citus store's workers too
         try:
             app.execute(call, (B, vector)[: call.count("%s")])
             refused = None
@@ -374,7 +374,7 @@ def test_a_callers_temporary_type_never_runs_as_the_owner(fresh_dsn):
     # a new backend: none of pymem's functions compiled yet
     with psycopg.connect(fresh_dsn) as app:
         app.execute("SET ROLE pymem_app")
-        app.execute("SELECT set_config('pymem.user_id', %s, false)", (A,))
+        app.execute("SELECT pymem._set_user(%s)", (A,))  # a Citus store's workers too
         app.execute(
             "CREATE FUNCTION pg_temp.planted(v pg_catalog.text) RETURNS boolean"
             " LANGUAGE plpgsql AS $$ BEGIN"
