@@ -33,10 +33,15 @@ AS $$
 DECLARE
     v_user text := quality_report.user_id;
     v_max_distance double precision := 1 - (pymem._settings()).dedup_threshold;
+    v_contradiction_rate double precision;
 BEGIN
     IF v_user IS NOT NULL THEN
         PERFORM pymem._check_user(v_user);
     END IF;
+    -- before the report's query, not inside it: on Citus a query of one user runs
+    -- on that user's shard, where contradiction_rate's own query cannot start
+    -- (XX000 "cannot execute a distributed query from a query on a shard")
+    v_contradiction_rate := pymem.contradiction_rate(v_user);
     RETURN QUERY
     WITH live AS (
         SELECT m.user_id, m.id, m.kind, m.content, m.fingerprint, m.embedding, m.tier, m.created_at
@@ -90,7 +95,7 @@ BEGIN
         coalesce(d.memories::double precision / nullif(c.live, 0), 0),
         o.related,
         o.conflicts,
-        pymem.contradiction_rate(v_user),
+        v_contradiction_rate,
         c.cold,
         coalesce(c.cold::double precision / nullif(c.live, 0), 0),
         f.n,

@@ -35,6 +35,14 @@ BEGIN
             USING ERRCODE = 'PM013',
                 HINT = 'Create a new store (another database or a rollback) for another embedder.';
     END IF;
+    -- the column's type cannot change under Citus (its ALTER is refused, and so is
+    -- the history trigger made again): the store's dimensions come with its creation
+    IF pymem.store_shards() IS NOT NULL THEN
+        PERFORM pymem._citus_refuse(
+            'changing the embedding dimensions',
+            'Pass --dimensions to the pymem migrate --citus that creates the store.'
+        );
+    END IF;
     -- the history trigger reads the column: dropped, then re-created below
     DROP TRIGGER IF EXISTS memories_version_on_change ON pymem.memories;
     -- A new type brings its default storage (EXTERNAL: toasted past ~2 kB).

@@ -725,6 +725,9 @@ BEGIN
         RAISE EXCEPTION 'shard_count must be between 1 and 64000, got %', shard_count
             USING ERRCODE = 'PM006';
     END IF;
+    -- one call at a time: two first ones both made the outbox (23505); the second
+    -- now finds the store distributed
+    PERFORM pg_advisory_xact_lock(hashtextextended('pymem.distribute_by_user', 0));
     v_first := pymem.store_shards() IS NULL;
     IF NOT v_first AND shard_count IS NOT NULL AND shard_count <> pymem.store_shards() THEN
         RAISE EXCEPTION 'this store is distributed in % shards; it cannot change to %',

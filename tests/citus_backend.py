@@ -46,6 +46,7 @@ MODULES = (
     "tests/test_reviews.py",
     "tests/test_security.py",
     "tests/test_calibration.py",
+    "tests/test_quality.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"
@@ -140,6 +141,9 @@ SKIP: dict[str, dict[str, str]] = {
     },
     "tests/test_reviews.py": {
         "test_review_due_is_announced_once_after_commit": _EVENTS,
+    },
+    "tests/test_quality.py": {
+        "test_the_app_role_sees_only_its_user": _ROLES,
     },
     "tests/test_security.py": {
         "test_a_look_alike_function_cannot_vouch_for_a_reason": _PLANTED,

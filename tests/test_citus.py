@@ -264,6 +264,40 @@ def test_a_plain_store_converted_keeps_every_row_and_rule(empty_dsn, capsys):
 
 
 @citus
+def test_two_distributions_at_once_make_one_and_dimensions_come_with_the_store(empty_dsn):
+    """Two distribute_by_user calls on one plain store: the second waits, then finds
+    the store distributed (both made the event outbox: 23505). The dimensions of a
+    distributed store cannot change (Citus refuses the column's ALTER): PM060, with
+    the way to set them."""
+    import threading
+
+    migrate(empty_dsn)
+    barrier = threading.Barrier(2, timeout=30)
+    outcomes: list[object] = []
+
+    def distribute() -> None:
+        with psycopg.connect(empty_dsn, autocommit=True) as conn:
+            barrier.wait()
+            try:
+                outcomes.append(conn.execute("SELECT count(*) FROM pymem.distribute_by_user(4)"
+                                             ).fetchone()[0])  # fmt: skip
+            except psycopg.Error as exc:
+                outcomes.append(exc)
+
+    threads = [threading.Thread(target=distribute) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert all(isinstance(o, int) for o in outcomes) and len(outcomes) == 2, outcomes
+    with MemoryStore(empty_dsn) as store:
+        assert store.store_shards() == 4
+    with pytest.raises(CitusUnsupported, match="embedding dimensions") as raised:
+        migrate(empty_dsn, dimensions=8)
+    assert "migrate --citus" in raised.value.hint
+
+
+@citus
 def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute(
