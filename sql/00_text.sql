@@ -823,7 +823,8 @@ RETURN (
 
 -- Lexical tokens of a query: ASCII words of 3+ letters (minus common
 -- question words) and, for text without spaces such as Chinese, every
--- pair of adjacent characters. The default full-text parser and
+-- pair of adjacent characters (both lowercased, as recall lowercases the
+-- content: "МОСКВА" and "CAFÉ" found nothing). The default full-text parser and
 -- pg_trgm's word boundaries both fail on Chinese.
 CREATE OR REPLACE FUNCTION pymem._query_tokens(query_text text)
 RETURNS text[]
@@ -843,7 +844,7 @@ RETURN array(
             )
         UNION ALL
         SELECT substr(run[1], i, 2)
-        FROM regexp_matches(coalesce(query_text, ''), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
+        FROM regexp_matches(lower(coalesce(query_text, '')), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
             generate_series(1, greatest(char_length(run[1]) - 1, 1)) AS i
         WHERE substr(run[1], i, 2) !~ '^(什么|怎么|哪里|哪儿|是不|不是|用户|吗|呢|的)$'
     ) AS t

@@ -271,9 +271,18 @@ BEGIN
         array(SELECT pymem._live_record(user_id, x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL),
         false
     );
-    -- fewer touched than given: name the missing ones (NULL ids touch nothing)
+    -- fewer touched than given: name the missing ones (NULL ids touch nothing), and
+    -- the fragments of a record that is gone (deleted): they are no live memory either
     IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN
         PERFORM pymem._check_live_memories(user_id, array_remove(memory_ids, NULL));
+        PERFORM pymem._check_live_memories(
+            user_id,
+            array(
+                SELECT x FROM unnest(memory_ids) AS x
+                WHERE x IS NOT NULL AND pymem._live_record(user_id, x) IS NULL
+            ),
+            include_consolidated => FALSE
+        );
     END IF;
     RETURN v_count;
 END;

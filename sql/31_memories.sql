@@ -66,11 +66,20 @@ BEGIN
             user_id, ARRAY[memory_history.memory_id], include_deleted => TRUE
         );
     END IF;
+    -- a memory's versions in their own order: changed_at is its writer's transaction
+    -- start, so a writer that began before another one committed a version wrote the
+    -- later version with the earlier time. Across memories by time: the latest time
+    -- of a memory's versions so far, which never goes back within one memory.
     RETURN QUERY
-    SELECT v.memory_id, v.version, v.content, v.reason, v.changed_at
-    FROM pymem.memory_versions AS v
-    WHERE v.user_id = memory_history.user_id
-        AND (memory_history.memory_id IS NULL OR v.memory_id = memory_history.memory_id)
-    ORDER BY v.changed_at, v.memory_id, v.version;
+    SELECT h.memory_id, h.version, h.content, h.reason, h.changed_at
+    FROM (
+        SELECT v.*, max(v.changed_at) OVER (
+            PARTITION BY v.memory_id ORDER BY v.version ROWS UNBOUNDED PRECEDING
+        ) AS reached_at
+        FROM pymem.memory_versions AS v
+        WHERE v.user_id = memory_history.user_id
+            AND (memory_history.memory_id IS NULL OR v.memory_id = memory_history.memory_id)
+    ) AS h
+    ORDER BY h.reached_at, h.memory_id, h.version;
 END;
 $$;

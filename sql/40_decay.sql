@@ -56,7 +56,10 @@ BEGIN
                     m.last_access_at, $1, $2
                 ) AS due
             FROM %1$s AS m
-            WHERE m.tier = 'hot' AND %2$s
+            -- live memories only: a deleted one or a hidden fragment is in no
+            -- tier anyone reads (get_memories, recall, quality_report skip them)
+            WHERE m.tier = 'hot' AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
+                AND %2$s
         ),
         locked AS (
             SELECT m.ctid AS tid
@@ -119,6 +122,19 @@ AS $$
     ORDER BY h.heap::text, f.from_block
 $$;
 
+-- What a decay run reports as cold_total: the live memories (not deleted, not a
+-- hidden fragment) of the cold tier, of every user or one, as quality_report
+-- counts them.
+CREATE OR REPLACE FUNCTION pymem._cold_total(user_id text)
+RETURNS bigint
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    SELECT count(*) FROM pymem.memories AS m
+    WHERE m.tier = 'cold' AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
+        AND (_cold_total.user_id IS NULL OR m.user_id = _cold_total.user_id)
+$$;
+
 -- All users (or one), in one call and one transaction, batch by batch.
 -- For a cron job on a big table prefer CALL pymem.run_decay(), which
 -- commits after each batch so no lock outlives a batch.
@@ -155,10 +171,7 @@ BEGIN
             at, cold_below, NULL, h.heap, h.from_block, h.from_block + batch_blocks
         ) AS b;
     END IF;
-    cold_total := (
-        SELECT count(*) FROM pymem.memories AS m
-        WHERE m.tier = 'cold' AND (apply_decay.user_id IS NULL OR m.user_id = apply_decay.user_id)
-    );
+    cold_total := pymem._cold_total(apply_decay.user_id);
     RETURN NEXT;
 END;
 $$;
@@ -221,7 +234,7 @@ BEGIN
             cooled := cooled + v_batch.cooled;
             COMMIT;
         END LOOP;
-        cold_total := (SELECT count(*) FROM pymem.memories AS m WHERE m.tier = 'cold');
+        cold_total := pymem._cold_total(NULL);
         RETURN;
     END IF;
     -- the list of batches is read once: a leaf growing meanwhile keeps its
@@ -236,6 +249,6 @@ BEGIN
         cooled := cooled + v_batch.cooled;
         COMMIT;
     END LOOP;
-    cold_total := (SELECT count(*) FROM pymem.memories AS m WHERE m.tier = 'cold');
+    cold_total := pymem._cold_total(NULL);
 END;
 $$;

@@ -919,11 +919,7 @@ BEGIN
             cooled := cooled + v_batch.cooled;
         END LOOP;
     END IF;
-    cold_total := (
-        SELECT count(*) FROM pymem.memories AS m
-        WHERE m.tier = 'cold'
-            AND (_citus_apply_decay.user_id IS NULL OR m.user_id = _citus_apply_decay.user_id)
-    );
+    cold_total := pymem._cold_total(_citus_apply_decay.user_id);
     RETURN NEXT;
 END;
 $$;

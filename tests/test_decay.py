@@ -316,6 +316,16 @@ def test_touch_of_a_consolidated_fragment_reinforces_its_record(store, sql):
     assert after == {a: before[a], b: before[b], record: before[record] + 1}
 
 
+def test_touch_of_a_fragment_of_a_deleted_record_is_refused(store, sql):
+    """A fragment is touched through its record; with the record deleted it is no live
+    memory, and touch answered 0 without a word."""
+    a = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    b = add(store, sql, "likes tea without sugar", at_cosine(0.9, 0, 2))
+    record = store.consolidate(USER, [a, b], "likes green tea, no sugar", unit(0))
+    sql.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (record,))
+    refused(sql, MemoryNotFound, "PM011", lambda: store.touch(USER, [a]), str(a))
+
+
 @pytest.mark.parametrize("through", ["touch", "recall"])
 def test_a_touch_beside_a_writer_of_the_same_rows_does_not_deadlock(fresh_dsn, through):
     """A writer's transaction reinforces a, a touch of [a, b] (or a recall with touch)
@@ -456,6 +466,24 @@ def test_pinned_memory_never_goes_cold(store, sql):
         assert store.apply_decay(at=at, cold_below=1.0, user_id=USER).cooled == 0
         store.apply_decay(at=at, cold_below=1.0)
         assert row(sql, mid)["tier"] == "hot"
+
+
+def test_decay_counts_and_cools_live_memories_only(store, sql):
+    """A deleted memory and a hidden fragment are in no tier anyone reads: decay
+    scanned, cooled and counted them (3 cold where get_memories and quality_report
+    saw 1)."""
+    kept = add(store, sql, "likes green tea", unit(0))
+    gone = add(store, sql, "likes oolong", unit(1))
+    a = add(store, sql, "plays chess on sundays", unit(2))
+    b = add(store, sql, "plays chess in the park", unit(3))
+    record = store.consolidate(USER, [a, b], "plays chess on sundays in the park", unit(2))
+    sql.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (gone,))
+    far = sql.execute("SELECT now() + interval '20 years'").fetchone()[0]
+    result = store.apply_decay(at=far, user_id=USER)
+    assert (result.scanned, result.cooled, result.cold_total) == (2, 2, 2)
+    tiers = dict(sql.execute("SELECT id, tier FROM pymem.memories WHERE user_id = %s", (USER,)))
+    assert tiers == {kept: "cold", record: "cold", gone: "hot", a: "hot", b: "hot"}
+    assert store.quality_report(USER).cold_memories == result.cold_total
 
 
 def test_apply_decay_with_user_id_only_touches_that_user(store, sql):

@@ -66,3 +66,23 @@ def test_memory_history_keeps_what_supersede_replaced(store):
         store.memory_history("bob", old.memory_id)
     with pytest.raises(MemoryNotFound):
         store.memory_history("ann", uuid.uuid4())
+
+
+def test_memory_history_keeps_a_memorys_versions_in_their_order(store, fresh_dsn):
+    """A version's time is its writer's transaction start: a writer that began before
+    another one committed wrote the later version with the earlier time, and the
+    history listed version 2 before version 1."""
+    first = store.upsert("bo", "Bo pays 2000 yuan rent", unit(0))
+    with psycopg.connect(fresh_dsn) as late:
+        late.execute("SELECT now()")  # its transaction (and its now()) starts here
+        assert store.upsert("bo", "Bo pays 2400 yuan rent", unit(0)).action == "superseded"
+        assert MemoryStore(late).upsert("bo", "Bo pays 2600 yuan rent", unit(0)).action == (
+            "superseded"
+        )
+        late.commit()
+    store.upsert("bo", "Bo plays go", unit(1))
+    for history in (store.memory_history("bo", first.memory_id), store.memory_history("bo")):
+        assert [(v.version, v.content) for v in history] == [
+            (1, "Bo pays 2000 yuan rent"),
+            (2, "Bo pays 2400 yuan rent"),
+        ]

@@ -173,8 +173,11 @@ def test_a_populated_store_partitioned_keeps_every_row_and_rule(empty_dsn, capsy
                 "SELECT count(*) FROM pymem.memories WHERE tier = 'cold' AND user_id <> %s", (A,)
             ).fetchone() == (0,)
 
-        # decay sweeps every leaf, batch by batch, each row once
-        hot = conn.execute("SELECT count(*) FROM pymem.memories WHERE tier = 'hot'").fetchone()[0]
+        # decay sweeps every leaf, batch by batch, each live row once
+        live = "deleted_at IS NULL AND consolidated_into IS NULL"
+        hot = conn.execute(
+            f"SELECT count(*) FROM pymem.memories WHERE tier = 'hot' AND {live}"
+        ).fetchone()[0]
         far = conn.execute("SELECT now() + interval '5 years'").fetchone()[0]
         with conn.transaction(force_rollback=True):
             swept = store.apply_decay(at=far, batch_blocks=1)
@@ -182,8 +185,9 @@ def test_a_populated_store_partitioned_keeps_every_row_and_rule(empty_dsn, capsy
             assert (
                 swept.cooled
                 == conn.execute(
-                    "SELECT count(*) FROM pymem.memories WHERE tier = 'cold'"
+                    f"SELECT count(*) FROM pymem.memories WHERE tier = 'cold' AND {live}"
                 ).fetchone()[0]
+                == swept.cold_total
             )
 
         # a leaf read directly shows the app no more than its parent does

@@ -354,6 +354,20 @@ def test_recall_with_query_text_equals_brute_force(store, sql, population):
                 )
 
 
+def test_lexical_ignores_case_in_every_script(store, sql):
+    """The content is lowercased for the match; the query's non-ASCII tokens were
+    not: "МОСКВА" found nothing in "Ann moved to Москва", "CAFÉ" half of "café"."""
+    add(store, sql, "Ann moved to Москва last spring", unit(0))
+    add(store, sql, "Ann runs a café in Lyon", unit(1))
+    for upper, lower in (("МОСКВА", "москва"), ("CAFÉ", "café"), ("Ἀθῆναι", "ἀθῆναι")):
+        assert sql.execute("SELECT pymem._query_tokens(%s) = pymem._query_tokens(%s)",
+                           (upper, lower)).fetchone() == (True,), upper  # fmt: skip
+    hits = {h.content: h.lexical for h in store.recall("alice", unit(0), 2, query_text="МОСКВА")}
+    assert hits["Ann moved to Москва last spring"] == 1.0
+    hits = {h.content: h.lexical for h in store.recall("alice", unit(1), 2, query_text="CAFÉ")}
+    assert hits["Ann runs a café in Lyon"] == 1.0
+
+
 def test_lexical_can_lift_a_weak_match_past_the_pruning_head(store, sql):
     """30 memories are more similar than the one that matches every query
     token, so it is far outside the head the pruning bound is taken from; it
