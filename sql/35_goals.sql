@@ -11,24 +11,54 @@ RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
-    SELECT array(
-        SELECT g.metric
+    -- a metric named only inside a longer metric's name is not named: 体重指数
+    -- (BMI) holds 体重 (weight), and a BMI goal replaced the weight goal. Each
+    -- metric is looked for again with the matches of the metrics whose (first)
+    -- match is longer blanked out.
+    WITH found AS (
+        SELECT
+            g.metric, g.pattern,
+            char_length((regexp_match(lower(content), '(' || g.pattern || ')'))[1]) AS length
         FROM pymem.goal_metrics AS g
         WHERE lower(content) ~ g.pattern
-        ORDER BY g.metric
+    )
+    SELECT array(
+        SELECT f.metric
+        FROM found AS f
+        WHERE regexp_replace(
+            lower(content),
+            coalesce((
+                SELECT string_agg('(' || o.pattern || ')', '|') FROM found AS o
+                WHERE o.length > f.length
+            ), '$^'),
+            ' ',
+            'g'
+        ) ~ f.pattern
+        ORDER BY f.metric
     )
 $$;
 
--- A goal's text without the metric names: what is left says what the
--- goal is about the metric (lower it, check it, keep it under ...).
+-- A goal's text without the metric names, nor the words any goal says (get,
+-- keep, want, ...): what is left says what the goal is about the metric (lower
+-- it, check it, under ...). "Get my A1C below 7%" and "Get my A1C checked every
+-- three months" shared only "get", half the smaller goal's words, and merged.
 CREATE OR REPLACE FUNCTION pymem._strip_goal_metrics(content text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     SELECT regexp_replace(
-        lower(content),
-        coalesce((SELECT string_agg('(' || g.pattern || ')', '|') FROM pymem.goal_metrics AS g), '$^'),
+        regexp_replace(
+            lower(content),
+            coalesce(
+                (SELECT string_agg('(' || g.pattern || ')', '|') FROM pymem.goal_metrics AS g),
+                '$^'
+            ),
+            ' ',
+            'g'
+        ),
+        '\m(get|gets|keep|keeps|make|want|wants|try|trying|need|needs|would|like|goal|aim|'
+        'plan|plans|going|will|should|must)\M',
         ' ',
         'g'
     )

@@ -51,6 +51,33 @@ def test_the_same_metric_with_another_purpose_is_another_goal(store):
     assert check.action == "inserted" and check.memory_id != lower.memory_id
 
 
+def test_a_shared_goal_verb_alone_is_no_overlap(store, conn):
+    """ "Get my A1C below 7%" and "Get my A1C checked every three months" shared only
+    "get", half of the smaller goal's words: the target goal was superseded."""
+    target = store.upsert(USER, "Get my A1C below 7%", unit(0), "goal")
+    check = store.upsert(USER, "Get my A1C checked every three months", unit(1), "goal")
+    assert check.action == "inserted" and check.memory_id != target.memory_id
+    stripped = conn.execute("SELECT pymem._strip_goal_metrics('Keep my A1C under 7')")
+    assert stripped.fetchone()[0].split() == ["my", "under", "7"]
+    # the words that say what the goal is still decide: the same target again
+    again = store.upsert(USER, "Keep my A1C below 6.5%", unit(2), "goal")
+    assert (again.action, again.memory_id) == ("superseded", target.memory_id)
+
+
+def test_a_metric_inside_a_longer_metrics_name_is_not_named(store, conn):
+    """体重指数 (BMI) holds 体重 (weight): a BMI goal named both metrics, and replaced
+    the user's weight goal."""
+    metrics = conn.execute(
+        "SELECT pymem._goal_metrics('体重指数降到24'::text),"
+        " pymem._goal_metrics('体重降到60公斤'::text),"
+        " pymem._goal_metrics('把体重和体重指数都降下来'::text)"
+    ).fetchone()
+    assert metrics == (["bmi"], ["weight"], ["bmi", "weight"])
+    weight = store.upsert(USER, "体重降到60公斤", unit(0), "goal")
+    bmi = store.upsert(USER, "体重指数降到24", unit(1), "goal")
+    assert bmi.action == "inserted" and bmi.memory_id != weight.memory_id
+
+
 def test_a_goal_on_two_metrics_is_not_replaced_by_one_on_either(store):
     both = store.upsert(USER, "Lower my weight and blood pressure", unit(0), "goal")
     bp = store.upsert(USER, "Lower my blood pressure to 120/80", unit(1), "goal")
