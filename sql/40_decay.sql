@@ -191,7 +191,11 @@ BEGIN
     IF NOT isfinite(at) THEN
         RAISE EXCEPTION 'at must be a finite timestamp, got %', at USING ERRCODE = 'PM006';
     END IF;
-    PERFORM pymem._check_fraction(coalesce(cold_below, 'NaN'), 'cold_below');
+    IF cold_below IS NULL THEN
+        RAISE EXCEPTION 'cold_below must be a number between 0 and 1, got NULL'
+            USING ERRCODE = 'PM006';
+    END IF;
+    PERFORM pymem._check_fraction(cold_below, 'cold_below');
     IF user_id IS NOT NULL THEN
         PERFORM pymem._check_user(user_id);
     END IF;

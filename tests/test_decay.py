@@ -514,6 +514,15 @@ def test_cold_below_outside_zero_one_is_refused(store, sql, cold_below):
     refused(sql, InvalidParameter, "PM006", lambda: store.apply_decay(cold_below=cold_below))
 
 
+def test_a_null_cold_below_is_refused_as_null(sql):
+    """It said "got NaN", a value nobody passed."""
+    refused(
+        sql, psycopg.Error, "PM006",
+        lambda: sql.execute("SELECT * FROM pymem.apply_decay(cold_below => NULL)"),
+        "got NULL",
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("at", ["infinity", "-infinity"])
 def test_an_infinite_at_is_refused_not_the_whole_store_cooled(store, sql, at):
     """At infinity every memory has decayed: one call would move every user's memories to
