@@ -140,6 +140,9 @@ BEGIN
         OR old.details IS DISTINCT FROM new.details
         OR old.consolidated_into IS DISTINCT FROM new.consolidated_into
         OR old.deleted_at IS DISTINCT FROM new.deleted_at
+        -- a hand-written version is the trigger's to set: version 1 again made the
+        -- next change's history row collide with the first one's (23505), for good
+        OR old.version IS DISTINCT FROM new.version
     )
     EXECUTE FUNCTION pymem._record_memory_version();
 

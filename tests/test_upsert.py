@@ -570,6 +570,22 @@ def test_duplicate_via_raw_sql_keeps_max_importance(sql):
 TOPIC = "drink:tea"  # the slot evidence that makes these writes supersede
 
 
+def test_a_hand_written_version_is_the_triggers_to_set(store, conn):
+    """An UPDATE of version alone fired no trigger: version 1 again made the next
+    change's history row collide with the first one's (23505), and the memory could
+    never change again."""
+    first = store.upsert("ann", "Ann pays 2000 yuan rent", unit(0))
+    assert store.upsert("ann", "Ann pays 2400 yuan rent", unit(0)).action == "superseded"
+    conn.execute("UPDATE pymem.memories SET version = 1 WHERE id = %s", (first.memory_id,))
+    assert memory(conn, first.memory_id)["version"] == 3
+    assert store.upsert("ann", "Ann pays 2600 yuan rent", unit(0)).action == "superseded"
+    versions = conn.execute(
+        "SELECT version FROM pymem.memory_versions WHERE memory_id = %s ORDER BY version",
+        (first.memory_id,),
+    ).fetchall()
+    assert versions == [(1,), (2,), (3,)]
+
+
 def test_supersede_updates_in_place_and_keeps_history(store, conn):
     first = store.upsert(
         USER,
