@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from pymem.errors import EmbedderMissing
 
 if TYPE_CHECKING:
-    from pymem.store import MemoryStore, Settings
+    from pymem.store import AsyncMemoryStore, MemoryStore, Settings
 
 
 class Embedder(Protocol):
@@ -74,11 +74,25 @@ class UseEmbedder:
         vectors = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
         return vectors.reshape(len(texts), self.dimensions)
 
-    def configure(self, store: MemoryStore) -> Settings:
-        """Record this model and its calibrated thresholds in ``store`` (kept if set)."""
+    def configure(self, store: MemoryStore | AsyncMemoryStore) -> Settings | Any:
+        """Record this model and its calibrated thresholds in ``store`` (kept if set).
+        Given an ``AsyncMemoryStore``, returns the coroutine to await for them."""
+        from pymem.store import AsyncMemoryStore
+
+        if isinstance(store, AsyncMemoryStore):
+            return self._configured_async(store)
+        self._check_dimensions(store.get_settings().embedding_dimensions)
+        args, kwargs = self._settings()
+        return store.configure_embedder(*args, **kwargs)
+
+    async def _configured_async(self, store: AsyncMemoryStore) -> Settings:
+        self._check_dimensions((await store.get_settings()).embedding_dimensions)
+        args, kwargs = self._settings()
+        return await store.configure_embedder(*args, **kwargs)
+
+    def _check_dimensions(self, dimensions: int) -> None:
         from pymem.errors import DimensionMismatch
 
-        dimensions = store.get_settings().embedding_dimensions
         if dimensions != self.dimensions:
             raise DimensionMismatch(
                 f"this store holds {dimensions}-d embeddings and {self.name} makes "
@@ -87,16 +101,15 @@ class UseEmbedder:
                 hint="Use a database of its own for another embedder or a toy store "
                 f"(pymem migrate --dimensions {self.dimensions} on a new database).",
             )
+
+    def _settings(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``configure_embedder``'s arguments: the model and its thresholds."""
         t = self.thresholds
-        return store.configure_embedder(
-            self.name,
-            t.dedup,
-            t.supersede,
-            t.topic_supersede,
-            dedup_term_change=t.term_change,
-            cjk_dedup_threshold=t.cjk_dedup,
-            cjk_dedup_term_change=t.cjk_term_change,
-        )
+        return (self.name, t.dedup, t.supersede, t.topic_supersede), {
+            "dedup_term_change": t.term_change,
+            "cjk_dedup_threshold": t.cjk_dedup,
+            "cjk_dedup_term_change": t.cjk_term_change,
+        }
 
 
 _DEFAULT: UseEmbedder | None = None

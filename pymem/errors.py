@@ -369,7 +369,12 @@ def from_database_error(exc: psycopg.Error) -> PymemError | None:
         )
     ):
         cls = ConnectionLost
-        message = f"connection to the database lost: {message}"
+        if message.startswith("connection failed: "):
+            # psycopg's connect(): no connection was made (a store's DSN, or its
+            # reconnection after a break)
+            message = f"cannot connect to PostgreSQL: {message.removeprefix('connection failed: ')}"
+        else:
+            message = f"connection to the database lost: {message}"
     if cls is None:
         return None
     return cls(message, sqlstate=cls.sqlstate or sqlstate, hint=hint, detail=detail)

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import psycopg
+
 from pymem.errors import InvalidBatch, InvalidParameter, PymemError
 from pymem.store import MemoryStore
 
@@ -127,8 +129,11 @@ def _recount(
     may have committed just before Ctrl-C reached Python, which then never saw its rows."""
     try:
         done = {user: store.import_lines_done(user, result.source) for user in todo}
-    except (PymemError, OSError):
-        return  # the store is gone too: what this run saw commit is what it can say
+    except (PymemError, OSError, psycopg.Error):
+        # the store is gone too, or the caller's transaction the error aborted
+        # (InFailedSqlTransaction): what this run saw commit is what it can say, and the
+        # error that stopped it is the one raised
+        return
     committed = {user: sum(n <= done[user] for n, _ in rows) for user, rows in todo.items()}
     result.lines = sum(committed.values())
     result.users = {user for user, n in committed.items() if n}

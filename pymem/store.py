@@ -9,6 +9,7 @@ DSN (the store then owns an autocommit connection).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import itertools
@@ -18,7 +19,7 @@ import random
 import threading
 import time
 import types
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -305,6 +306,20 @@ def _json_dumps(value: Any) -> str:
         ) from exc
 
 
+def _text(value: Any) -> str | None:
+    """An id or a name the SQL takes as text or uuid; None goes through as NULL, which
+    the server refuses with its own code (str(None) acted on a contact named "None")."""
+    return None if value is None else str(value)
+
+
+def _object_json(value: Any) -> Jsonb | None:
+    """metadata, details, attributes: sent as they are (a mapping as its object), so that
+    the server refuses what is not a JSON object with its own code; None is NULL."""
+    if value is None:
+        return None
+    return _jsonb(dict(value) if isinstance(value, Mapping) else value)
+
+
 def _jsonb(value: Any) -> Jsonb:
     """A jsonb parameter; a value JSON cannot hold (a datetime, a set) is
     WrongArgumentType, as a value the driver cannot send."""
@@ -449,8 +464,27 @@ def _plan_json(ops: Sequence[Mapping[str, Any]]) -> Any:
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
-    """Register the vector types; pass as ``ConnectionPool(configure=...)``."""
-    _wait(_register_vector(conn))
+    """Register the vector types; pass as ``ConnectionPool(configure=...)``. A connection
+    that is not autocommit is left idle, as the pool wants it (its queries opened a
+    transaction, which ends here)."""
+    _wait(_configured(conn))
+
+
+def _configured(conn: Any) -> _Steps[None]:
+    """:func:`_register_vector` for a pool's ``configure``: the transaction its queries
+    opened on an idle connection that is not autocommit is rolled back (it only read), else
+    the pool discards the connection ("connection left in status INTRANS")."""
+    opens = not conn.autocommit and _idle(conn)
+    try:
+        yield from _register_vector(conn)
+    except GeneratorExit:
+        raise  # closed by the driver: no step can be performed now
+    except BaseException:
+        if opens and not _idle(conn) and not conn.closed:
+            yield conn.rollback
+        raise
+    if opens and not _idle(conn):
+        yield conn.rollback
 
 
 # -- the plumbing of both stores, written once as steps -----------------------------------
@@ -529,21 +563,81 @@ def _lend(conn: psycopg.Connection) -> _Steps[None]:
     yield conn
 
 
+class _Context:
+    """A context manager of either kind (a pool's connection, a transaction) entered and
+    left as steps of :func:`_within`. Each step records what it did in the line that does
+    it, so an exception thrown in at a step's yield (a Ctrl-C that landed in the driver
+    before or after the step was performed) leaves the context exactly when it was
+    entered, and never twice."""
+
+    def __init__(self, cm: Any) -> None:
+        self._cm = cm
+        self._is_async = hasattr(cm, "__aenter__")
+        self.entered = False
+        self.value: Any = None
+
+    def enter(self) -> Any:
+        if self._is_async:
+            return self._entered_after()
+        self.value, self.entered = self._cm.__enter__(), True
+        return None
+
+    async def _entered_after(self) -> None:
+        self.value, self.entered = await self._cm.__aenter__(), True
+
+    def leave(self, exc: BaseException | None) -> Any:
+        info = (None, None, None) if exc is None else (type(exc), exc, exc.__traceback__)
+        if self._is_async:
+            return self._left_after(info)
+        # marked left as the exit starts, in the same line: it never runs twice
+        return setattr(self, "entered", False) or self._cm.__exit__(*info)
+
+    async def _left_after(self, info: tuple[Any, Any, Any]) -> Any:
+        return setattr(self, "entered", False) or await self._cm.__aexit__(*info)
+
+    def abandon(self) -> None:
+        """Closed by the driver (:func:`_performed`), where no step can be performed: a
+        sync context still entered is left now (an async one's exit must be awaited: the
+        store's next call rolls back what it left, :meth:`_StoreCore._rolled_back`)."""
+        if self.entered and not self._is_async:
+            with contextlib.suppress(Exception):  # left as it can be, on the way out
+                self.leave(GeneratorExit())
+
+
 def _within(cm: Any, body: Callable[[Any], _Steps[_T]]) -> _Steps[_T | None]:
     """``with cm as value: return body(value)``, its enter and exit steps of their own,
     for a context manager of either kind (a pool's connection, a transaction)."""
-    leave = getattr(cm, "__aexit__", None) or cm.__exit__
-    value = yield getattr(cm, "__aenter__", None) or cm.__enter__
+    context = cm if isinstance(cm, _Context) else _Context(cm)
     try:
-        result = yield from body(value)
+        yield context.enter
+        result = yield from body(context.value)
     except GeneratorExit:
-        raise  # closed by the driver (:func:`_performed`): no step can be performed now
+        context.abandon()
+        raise
     except BaseException as exc:
-        if not (yield functools.partial(leave, type(exc), exc, exc.__traceback__)):
+        if not context.entered:
+            raise  # entering failed, or was not performed
+        if not (yield from _left(context, exc)):
             raise
         return None
-    yield functools.partial(leave, None, None, None)
+    yield from _left(context, None)
     return result
+
+
+def _left(context: _Context, exc: BaseException | None) -> _Steps[Any]:
+    """``context``'s exit step (with ``exc``, None: none), until it was performed: an
+    exception thrown in before it was (a Ctrl-C) is the one it leaves with, then raised."""
+    try:
+        return (yield functools.partial(context.leave, exc))
+    except GeneratorExit:
+        context.abandon()
+        raise
+    except BaseException as again:
+        if not context.entered:
+            raise  # the exit's own error, or one after it
+        if not (yield from _left(context, again)):
+            raise
+        return True
 
 
 def _fetchone(conn: Any, query: str, params: Sequence[Any] = ()) -> _Steps[Any]:
@@ -597,20 +691,30 @@ _SET_USER = "SELECT pymem._set_user(%s)"
 _SWAP_USER = "SELECT current_setting('pymem.user_id', true), pymem._set_user(%s)"
 
 
-def _as_user(conn: Any, user_id: str | None, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
+def _as_user(
+    conn: Any,
+    user_id: str | None,
+    body: Callable[[], _Steps[_T]],
+    opening: Callable[[_Context], None] = lambda _: None,
+) -> _Steps[_T]:
     """Run one call with ``pymem.user_id`` set to its user, transaction-locally
     (row-level security for pymem_app): in a transaction of its own on an idle
     autocommit (DSN or pooled) connection, else in the caller's transaction,
     whose previous setting is restored after the call (in a savepoint of the
     call's own when the caller's block is ``with conn.transaction()`` on an
-    autocommit connection, as psycopg nests it)."""
+    autocommit connection, as psycopg nests it). ``opening`` is given the transaction
+    of the call's own (a :class:`_Context`) before it is entered."""
     if not isinstance(user_id, str):
         # no user (decay, settings), or a wrong type the server refuses
         return (yield from body())
     if not conn.autocommit:
         return (yield from _swapped_user(conn, user_id, body))
-    as_user = _swapped_user if _in_open_transaction(conn) else _set_user
-    return (yield from _within(conn.transaction(), lambda _: as_user(conn, user_id, body)))
+    if _in_open_transaction(conn):
+        savepoint = conn.transaction()
+        return (yield from _within(savepoint, lambda _: _swapped_user(conn, user_id, body)))
+    transaction = _Context(conn.transaction())
+    opening(transaction)
+    return (yield from _within(transaction, lambda _: _set_user(conn, user_id, body)))
 
 
 def _set_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
@@ -621,13 +725,22 @@ def _set_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _Steps
 def _swapped_user(conn: Any, user_id: str, body: Callable[[], _Steps[_T]]) -> _Steps[_T]:
     previous, _ = yield from _fetchone(conn, _SWAP_USER, (user_id,))
     try:
-        return (yield from body())
-    finally:
-        # also when the call failed before reaching the server (a value psycopg
-        # cannot send): the transaction goes on, as the caller's user; after a
-        # server error it is aborted and its rollback restores the setting
-        if previous != user_id and _in_open_transaction(conn):
-            yield functools.partial(conn.execute, _SET_USER, (previous or "",))
+        result = yield from body()
+    except GeneratorExit:
+        raise  # closed by the driver: no step can be performed now
+    except BaseException:
+        yield from _restored_user(conn, user_id, previous)
+        raise
+    yield from _restored_user(conn, user_id, previous)
+    return result
+
+
+def _restored_user(conn: Any, user_id: str, previous: str | None) -> _Steps[None]:
+    # also when the call failed before reaching the server (a value psycopg
+    # cannot send): the transaction goes on, as the caller's user; after a
+    # server error it is aborted and its rollback restores the setting
+    if previous != user_id and _in_open_transaction(conn):
+        yield functools.partial(conn.execute, _SET_USER, (previous or "",))
 
 
 def _in_open_transaction(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
@@ -640,27 +753,26 @@ def _idle(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
 
 class _Hold:
     """A store's lock taken for one call, let go only by the call that took it: the
-    take step records that it holds the lock, so an interrupted call lets go of a lock
-    it took, and never of one another thread (task) holds."""
+    lock is taken and recorded held in one line, and let go and recorded free in one,
+    so an interrupted call lets go of a lock it took, once, and never of one another
+    thread (task) holds. Letting go twice is letting go once: the session's finally and
+    the call's outermost one both do (a Ctrl-C may land in the first)."""
 
     def __init__(self, lock: Any) -> None:
         self._lock, self._held = lock, False
 
     def take(self) -> Any:
-        acquired = self._lock.acquire()
-        if inspect.isawaitable(acquired):
-            return self._taken_after(acquired)
-        self._held = True
+        if isinstance(self._lock, asyncio.Lock):
+            return self._taken_after()
+        self._held = self._lock.acquire()
         return None
 
-    async def _taken_after(self, acquired: Any) -> None:
-        await acquired
-        self._held = True
+    async def _taken_after(self) -> None:
+        self._held = await self._lock.acquire()
 
     def let_go(self) -> None:
         if self._held:
-            self._held = False
-            self._lock.release()
+            self._held = self._lock.release() or False
 
 
 def _spelled(query: str, vector_type: str | None) -> str:
@@ -668,6 +780,39 @@ def _spelled(query: str, vector_type: str | None) -> str:
     if vector_type is None or vector_type == "vector":
         return query
     return query.replace("::vector", f"::{vector_type}")
+
+
+def _embedding_fault(embedding: Any) -> str | None:
+    """What an embedding holds that numpy would take for numbers and no embedding is:
+    booleans (numpy's 1 and 0) or complex numbers (whose imaginary part numpy drops);
+    None when neither. The one check of every call that sends an embedding (upsert,
+    recall, consolidate, upsert_many, import_memories)."""
+    if isinstance(embedding, np.ndarray):
+        kinds = {embedding.dtype.kind}
+        if "O" in kinds:  # objects: look at them as in a list
+            kinds = {np.asarray(x).dtype.kind for x in embedding.ravel()}
+    elif isinstance(embedding, str | bytes | Iterator) or not isinstance(embedding, Iterable):
+        return None  # refused as they are (an iterator is not read here)
+    else:
+        # the types are read in C (a generator over 512 elements cost a third of a
+        # millisecond per item)
+        kinds = {np.dtype(t).kind for t in set(map(type, embedding)) if _numpy_scalar(t)}
+    if "b" in kinds:
+        return "booleans"
+    if "c" in kinds:
+        return "complex numbers"
+    return None
+
+
+def _numpy_scalar(t: type) -> bool:
+    return issubclass(t, bool | complex | np.bool_ | np.complexfloating)
+
+
+def _refused_embedding(fault: str, item: int | None = None) -> InvalidEmbedding:
+    where = "" if item is None else f"item {item}: "
+    return InvalidEmbedding(
+        f"{where}embedding must be an array of real numbers, got {fault}", sqlstate="PM005"
+    )
 
 
 def _vector(embedding: Embedding | None) -> np.ndarray | None:
@@ -678,6 +823,9 @@ def _vector(embedding: Embedding | None) -> np.ndarray | None:
         raise InvalidEmbedding(
             "embedding must be a sequence of numbers, got a string", sqlstate="PM005"
         )
+    fault = _embedding_fault(embedding)
+    if fault is not None:
+        raise _refused_embedding(fault)
     try:
         vector = np.asarray(embedding, dtype=np.float32)
     except (TypeError, ValueError) as exc:
@@ -736,6 +884,12 @@ def _item_json(item: MemoryItem | Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _batch(items: Any) -> Any:
+    """A batch given as an iterator (a generator) as a list, read once: the typed form
+    and the JSON one (or the item at fault) read it each."""
+    return list(items) if isinstance(items, Iterator) else items
+
+
 def _typed_batch(
     items: Sequence[MemoryItem | Mapping[str, Any]],
 ) -> tuple[list[Any], list[np.ndarray], list[dict[str, Any]] | None] | None:
@@ -745,20 +899,20 @@ def _typed_batch(
     contents: list[Any] = []
     vectors: list[np.ndarray] = []
     options: list[dict[str, Any]] = []
-    for item in items:
+    for n, item in enumerate(items, 1):
         data = _item_json_raw(item)
         embedding = data.pop("embedding", None)
         content = data.pop("content", None)
+        fault = _embedding_fault(embedding)
+        if fault is not None:
+            raise _refused_embedding(fault, n)  # as upsert and recall refuse it
         if not isinstance(content, str) or embedding is None:
             return None
         try:
             vector = np.asarray(embedding, dtype=np.float32)
         except (TypeError, ValueError):
             return None
-        # bool is an int to numpy; the types are read in C (a generator over 512
-        # elements cost a third of a millisecond per item)
-        booleans = not isinstance(embedding, np.ndarray) and bool in set(map(type, embedding))
-        if vector.ndim != 1 or vector.size == 0 or not np.isfinite(vector).all() or booleans:
+        if vector.ndim != 1 or vector.size == 0 or not np.isfinite(vector).all():
             return None
         contents.append(content)
         vectors.append(vector)
@@ -915,8 +1069,12 @@ class _StoreCore:
         self._vector_type: str | None = None  # pgvector's type, as SQL spells it
         self._retries = retries
         self._lock = self._new_lock()
+        # the transaction the store's last call opened on the caller's autocommit
+        # connection (:meth:`_rolled_back`)
+        self._opened: Any = None
         if self._dsn is not None and self._connects_at_once:
-            _wait(self._own_connection())
+            with wrap_errors():  # ConnectionLost, as the async store's first call says
+                _wait(self._own_connection())
 
     @classmethod
     def open(cls: type[_Store], dsn: str | None = None) -> _Store:
@@ -933,17 +1091,18 @@ class _StoreCore:
             self._conn = None
             yield owned.close
 
-    def _call(self, call: _Call) -> _Steps[Any]:
+    def _call(self, call: _Call, hold: _Hold) -> _Steps[Any]:
         """Every SQL call of the store. A serialization failure or a deadlock is retried
         when the call ran in a transaction of its own (:meth:`_alone`): nothing of it was
         kept, so running it again is safe. In the caller's transaction it is raised: the
-        caller's work is lost too."""
+        caller's work is lost too. ``hold`` is the store's lock, as the call holds it
+        (:meth:`_session`)."""
         body = functools.partial(self._execute, call)
         for attempt in itertools.count():
             run = _Attempt()
             try:
                 with wrap_errors():
-                    result = yield from self._session(call.user_id, body, run)
+                    result = yield from self._session(call.user_id, body, hold, run)
             except (SerializationFailure, Deadlock):
                 if attempt >= self._retries or not run.alone:
                     raise
@@ -964,17 +1123,19 @@ class _StoreCore:
         self,
         user_id: str | None,
         body: Callable[[Any], _Steps[_T]],
+        hold: _Hold,
         attempt: _Attempt | None = None,
     ) -> _Steps[_T]:
         """``body(conn)`` on a ready connection for one call about ``user_id``'s data
         (None: no one user), with ``pymem.user_id`` that user for the call
-        (:func:`_as_user`); a DSN's connection that broke is replaced on the next call."""
+        (:func:`_as_user`); a DSN's connection that broke is replaced on the next call.
+        ``hold``: the store's lock for the call, which the caller lets go of too, in its
+        outermost finally (:meth:`MemoryStore._run`)."""
         if self._pool is not None:
             ready = functools.partial(self._ready, user_id, body, attempt)
             return (yield from _within(self._pool.connection(), ready))
         # one connection, one call at a time: psycopg serializes statements, not the
         # per-call transaction, so two threads' (tasks') calls would nest in one transaction
-        hold = _Hold(self._lock)
         try:
             yield hold.take
             conn = yield from self._own_connection()
@@ -1011,10 +1172,30 @@ class _StoreCore:
         conn: Any,
     ) -> _Steps[_T]:
         """The call's part on its connection: checked (:meth:`_prepare`), as its user."""
+        yield from self._rolled_back(conn)
         if attempt is not None:
             attempt.alone = self._alone(conn)
         yield from self._prepare(conn)
-        return (yield from _as_user(conn, user_id, lambda: body(conn)))
+
+        def opening(transaction: _Context) -> None:
+            if self._pool is None:  # a pool's connection is left with its transaction
+                self._opened = (conn, transaction)
+
+        return (yield from _as_user(conn, user_id, lambda: body(conn), opening))
+
+    def _rolled_back(self, conn: Any) -> _Steps[None]:
+        """The transaction a call of the store opened on ``conn`` (an autocommit one:
+        the caller's, a pool's) is still open only when a Ctrl-C interrupted that call
+        where no handler could end it: it is rolled back, else this call would take it
+        for the caller's transaction, join it, and nothing would commit either (the
+        store's own connection is replaced instead, :meth:`_own_connection`)."""
+        if self._opened is None:
+            return
+        opened_on, transaction = self._opened
+        if opened_on is conn and transaction.entered:
+            # left with a Rollback, which its transaction swallows
+            yield functools.partial(transaction.leave, psycopg.Rollback())
+        self._opened = None
 
     def _alone(self, conn: Any) -> bool:
         """Whether a call that starts on ``conn`` has a transaction of its own: on a
@@ -1065,11 +1246,19 @@ class MemoryStore(_StoreCore):
     def _connection(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
         """A ready connection for pymem's own SQL (the CLI's, eval's): the with-block
         runs where a call would (:meth:`_session`), errors unmapped."""
-        yield from _performed(self._session(user_id, _lend))
+        hold = _Hold(self._lock)
+        try:
+            yield from _performed(self._session(user_id, _lend, hold))
+        finally:
+            hold.let_go()
 
     def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here (:meth:`_call`)."""
-        return _wait(self._call(call))
+        hold = _Hold(self._lock)
+        try:
+            return _wait(self._call(call, hold))
+        finally:
+            hold.let_go()  # when a Ctrl-C landed in the session's own finally
 
     # -- write path --------------------------------------------------------
 
@@ -1115,8 +1304,8 @@ class MemoryStore(_StoreCore):
                 importance,
                 source,
                 pinned,
-                None if metadata is None else _jsonb(dict(metadata)),
-                None if details is None else _jsonb(dict(details)),
+                _object_json(metadata),
+                _object_json(details),
                 topic,
                 canonical,
                 valid_until,
@@ -1147,6 +1336,7 @@ class MemoryStore(_StoreCore):
         Sent in the typed form, ``pymem.upsert_memory_arrays`` (contents, binary vectors,
         other keys as JSON), when every item is plain, else as one JSON array; the server
         decides the same either way."""
+        items = _batch(items)
         typed = _typed_batch(items)
         if typed is not None:
             contents, vectors, options = typed
@@ -1210,7 +1400,7 @@ class MemoryStore(_StoreCore):
         Returns released, retry, parked or not held."""
         return _Call(
             "SELECT pymem.release_review(%s, %s::uuid, %s, %s, retry_after => %s)",
-            (user_id, str(review_id), worker, error, retry_after),
+            (user_id, _text(review_id), worker, error, retry_after),
             user_id=user_id,
         )
 
@@ -1254,6 +1444,7 @@ class MemoryStore(_StoreCore):
         Each result's ``ordinal`` is its line. Every item needs its embedding. ``digest``
         (recorded with the batch): the caller's digest of the user's lines through the
         batch's last one, what a re-run compares (:meth:`import_digest`)."""
+        items = _batch(items)
         typed = _typed_batch(items)
         if typed is None:
             # name the item at fault as the server does ("item 3: ..."): an importer maps
@@ -1310,7 +1501,7 @@ class MemoryStore(_StoreCore):
             " review_id => %s::uuid, as_seen => %s::timestamptz[])",
             (
                 user_id,
-                str(memory_id),
+                _text(memory_id),
                 decision,
                 reason,
                 claimed_by,
@@ -1621,7 +1812,7 @@ class MemoryStore(_StoreCore):
                 name,
                 _ids(memory_ids, "memory_ids"),
                 relationship,
-                None if attributes is None else _jsonb(dict(attributes)),
+                _object_json(attributes),
                 _texts(aliases, "aliases"),
                 description,
             ),
@@ -1643,7 +1834,7 @@ class MemoryStore(_StoreCore):
         """``pymem.merge_contacts``: join ``merge`` into ``keep``; returns keep's id."""
         return _Call(
             "SELECT pymem.merge_contacts(%s, %s, %s)",
-            (user_id, str(keep), str(merge)),
+            (user_id, _text(keep), _text(merge)),
             user_id=user_id,
         )
 
@@ -1664,7 +1855,7 @@ class MemoryStore(_StoreCore):
         """``pymem.contact_memories``: linked memories, then text matches (linked now)."""
         return _Call(
             "SELECT * FROM pymem.contact_memories(%s, %s, %s)",
-            (user_id, str(contact), k),
+            (user_id, _text(contact), k),
             ContactMemory,
             user_id=user_id,
         )
@@ -1674,7 +1865,7 @@ class MemoryStore(_StoreCore):
         """``pymem.contact_card``: a prompt-ready block about a person."""
         return _Call(
             "SELECT pymem.contact_card(%s, %s, %s)",
-            (user_id, str(contact), max_chars),
+            (user_id, _text(contact), max_chars),
             user_id=user_id,
         )
 
@@ -1691,9 +1882,9 @@ class MemoryStore(_StoreCore):
             "SELECT pymem.consolidate_contact(%s, %s, %s, %s)",
             (
                 user_id,
-                str(contact),
+                _text(contact),
                 description,
-                None if attributes is None else _jsonb(dict(attributes)),
+                _object_json(attributes),
             ),
             user_id=user_id,
         )
@@ -1752,7 +1943,7 @@ class MemoryStore(_StoreCore):
                 _ids(source_ids, "source_ids"),
                 content,
                 _vector(embedding),
-                _jsonb(dict(details or {})),
+                _jsonb({}) if details is None else _object_json(details),
             ),
             user_id=user_id,
         )
@@ -1774,7 +1965,7 @@ class MemoryStore(_StoreCore):
         """``pymem.unconsolidate``: restore the sources; returns how many were restored."""
         return _Call(
             "SELECT pymem.unconsolidate(%s, %s::uuid)",
-            (user_id, str(consolidated_id)),
+            (user_id, _text(consolidated_id)),
             user_id=user_id,
         )
 
@@ -1860,7 +2051,11 @@ class AsyncMemoryStore(_StoreCore):
 
     async def _run(self, call: _Call) -> Any:
         """Every SQL call of the store goes through here (:meth:`_call`)."""
-        return await _awaited(self._call(call))
+        hold = _Hold(self._lock)
+        try:
+            return await _awaited(self._call(call, hold))
+        finally:
+            hold.let_go()
 
 
 def _async_method(builder: Callable[..., _Call]) -> Callable[..., Any]:
@@ -1878,5 +2073,6 @@ del _name, _builder
 
 
 async def configure_connection_async(conn: psycopg.AsyncConnection) -> None:
-    """Register the vector types; pass as ``AsyncConnectionPool(configure=...)``."""
-    await _awaited(_register_vector(conn))
+    """Register the vector types; pass as ``AsyncConnectionPool(configure=...)``; a
+    connection that is not autocommit is left idle (:func:`configure_connection`)."""
+    await _awaited(_configured(conn))

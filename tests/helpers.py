@@ -138,3 +138,27 @@ def a_backend_waits_on_a_lock(watcher: psycopg.Connection, seconds: float = 10.0
             return True
         time.sleep(0.01)
     return False
+
+
+def interrupting(hit: int | None, *, driver_only: bool = False):
+    """A trace function raising KeyboardInterrupt at the ``hit``-th line the wrapper
+    (pymem/store.py, pymem/errors.py) runs: where a real Ctrl-C may land, in any of its
+    frames, or the step driver's only (between two steps of a call). None: never."""
+    from pymem import errors, store
+
+    files = {store.__file__, errors.__file__}
+    driver = {store._performed.__code__, store._driven.__code__}
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename not in files:
+            return None
+        if driver_only and frame.f_code not in driver:
+            return None
+        if event == "line":
+            trace.lines += 1
+            if trace.lines == hit:
+                raise KeyboardInterrupt
+        return trace
+
+    trace.lines = 0
+    return trace

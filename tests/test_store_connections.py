@@ -11,7 +11,7 @@ from psycopg_pool import ConnectionPool
 from pymem import MemoryStore, configure_connection
 from pymem.errors import ConnectionLost, InvalidContent, PoolExhausted
 from tests.conftest import unit
-from tests.helpers import client_backends
+from tests.helpers import client_backends, interrupting
 
 
 def test_store_over_a_connection_pool(fresh_dsn):
@@ -103,21 +103,7 @@ def _tracing_performed(hit: int | None):
     """A trace function counting the lines the store's step driver runs; on the
     ``hit``-th it raises KeyboardInterrupt: where a Ctrl-C lands between two steps of a
     call, outside the steps that would roll back."""
-    from pymem import store as store_module
-
-    driver = {store_module._performed.__code__, store_module._driven.__code__}
-
-    def trace(frame, event, arg):
-        if frame.f_code not in driver:
-            return None
-        if event == "line":
-            trace.lines += 1
-            if trace.lines == hit:
-                raise KeyboardInterrupt
-        return trace
-
-    trace.lines = 0
-    return trace
+    return interrupting(hit, driver_only=True)
 
 
 def _upsert_traced(store: MemoryStore, hit: int | None) -> tuple[int, set[str], bool]:
