@@ -117,3 +117,44 @@ BEGIN
     LIMIT 1;
 END;
 $$;
+
+-- A row of pymem.goal_metrics is checked as it is written: a pattern that is
+-- no regular expression made every goal write fail with PostgreSQL's 2201B,
+-- and one that matches the empty string would name its metric in every goal.
+CREATE OR REPLACE FUNCTION pymem._check_goal_metric()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_empty boolean;
+BEGIN
+    IF NEW.metric IS NULL OR btrim(NEW.metric) = '' THEN
+        RAISE EXCEPTION 'a goal metric needs a name' USING ERRCODE = 'PM006';
+    END IF;
+    BEGIN
+        v_empty := '' ~ NEW.pattern;
+    EXCEPTION WHEN invalid_regular_expression THEN
+        RAISE EXCEPTION 'the pattern of goal metric % is not a regular expression: %',
+            quote_literal(NEW.metric), SQLERRM
+            USING ERRCODE = 'PM006';
+    END;
+    IF v_empty IS NOT FALSE THEN
+        RAISE EXCEPTION 'the pattern of goal metric % matches every text (the empty one too)',
+            quote_literal(NEW.metric)
+            USING ERRCODE = 'PM006',
+                HINT = 'Name the metric''s words, e.g. \m(weight|weigh)\M|体重.';
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
+-- In a DO block, as the other triggers (sql/15_events.sql)
+DO $$
+BEGIN
+    CREATE OR REPLACE TRIGGER goal_metrics_checked
+    BEFORE INSERT OR UPDATE ON pymem.goal_metrics
+    FOR EACH ROW
+    EXECUTE FUNCTION pymem._check_goal_metric();
+END;
+$$;

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import psycopg
+import pytest
+
 from tests.conftest import unit
+from tests.helpers import refused
 
 USER = "gina"
 
@@ -131,3 +135,22 @@ def test_goal_metrics_are_a_table_to_extend(store, conn):
     first = store.upsert(USER, "Read 20 books this year", unit(0), "goal")
     second = store.upsert(USER, "Read 30 books this year", unit(1), "goal")
     assert (second.action, second.memory_id) == ("superseded", first.memory_id)
+
+
+@pytest.mark.parametrize(
+    ("metric", "pattern", "needle"),
+    [
+        ("sleep", "\\m(sleep", "not a regular expression"),
+        ("sleep", "(sleep)?", "matches every text"),
+        (" ", "\\msleep\\M", "needs a name"),
+    ],
+)
+def test_a_goal_metric_row_is_checked_as_it_is_written(store, conn, metric, pattern, needle):
+    """A pattern that is no regular expression made every goal write fail with 2201B;
+    one that matches the empty string names its metric in every goal."""
+    refused(
+        conn, psycopg.Error, "PM006",
+        lambda: conn.execute("INSERT INTO pymem.goal_metrics VALUES (%s, %s)", (metric, pattern)),
+        needle,
+    )  # fmt: skip
+    assert store.upsert(USER, "Lower my A1C to 7%", unit(0), "goal").action == "inserted"
