@@ -861,7 +861,7 @@ def _ids(values: Sequence[UUID | str] | None, name: str) -> list[str] | None:
             f"{name} must be a list of ids, got a single {type(values).__name__}",
             sqlstate=WrongArgumentType.sqlstate,
         )
-    return [str(i) for i in values]
+    return [_text(i) for i in values]
 
 
 def _json_number(x: Any) -> Any:

@@ -20,6 +20,7 @@ from pymem.errors import (
     InvalidContactAttributes,
     InvalidEmbedding,
     InvalidParameter,
+    MemoryNotFound,
     PymemError,
 )
 from tests.conftest import unit
@@ -197,6 +198,9 @@ def test_none_for_a_contact_or_an_id_is_null_not_the_text_none(fresh_dsn):
                 call()
             assert info.value.sqlstate.startswith("PM"), info.value
         assert store.release_review("ann", None, "worker") == "not held"
+        # inside an id list too: NULL, which the server names, not the text 'None'
+        with pytest.raises(MemoryNotFound, match="no memory NULL"):
+            store.get_memories("ann", [memory, None])
 
 
 def test_metadata_details_and_attributes_go_to_the_server_as_they_are(fresh_dsn):
