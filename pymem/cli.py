@@ -63,10 +63,11 @@ def cmd_db(args: argparse.Namespace) -> int:
         dsn = server.resolve_dsn(args.dsn)
         print(make_conninfo(dsn, dbname=args.database) if args.database else dsn)
         return 0
-    if named and args.action == "start":
+    if named and args.action in ("start", "stop", "status"):
+        # stop under --dsn stopped the embedded server (which other sessions may use)
         print(
-            "pymem db start: starts the embedded server, and --dsn (or PYMEM_DSN) names "
-            "another; leave it out to start the embedded one",
+            f"pymem db {args.action}: acts on the embedded server, and --dsn (or PYMEM_DSN)"
+            f" names another; leave it out to {args.action} the embedded one",
             file=sys.stderr,
         )
         return 2

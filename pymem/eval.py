@@ -314,9 +314,10 @@ class Progress:
 def eval_database(dsn: str | None, name: str, *, yes: bool = False) -> str:
     """A fresh database ``name`` on the server of ``dsn``, else on the embedded one; only a
     database an earlier run made is dropped (see ``server.recreate_scratch_database``)."""
-    from pymem.server import recreate_scratch_database, start_embedded
+    from pymem.server import named_dsn, recreate_scratch_database, start_embedded
 
-    admin = dsn or start_embedded(database="postgres")
+    # PYMEM_DSN too, as every command reads it (it started an embedded server instead)
+    admin = named_dsn(dsn) or start_embedded(database="postgres")
     recreate_scratch_database(admin, name, owner="pymem eval", yes=yes)
     return make_conninfo(admin, dbname=name)
 

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import psycopg
 from psycopg import sql
@@ -61,7 +62,15 @@ def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
         admin_dsn = server.get_uri("postgres")
         _tune_once(admin_dsn, pgdata)
     create_database(admin_dsn, database)
-    return server.get_uri(database)
+    return database_uri(admin_dsn, database)
+
+
+def database_uri(server_uri: str, database: str) -> str:
+    """``server_uri`` (a ``postgresql://`` URI) naming ``database``, percent-encoded in
+    the path: pasted as it is, "a%20b" was made and its URI named the database "a b", and
+    "my db" or "a?b" gave URIs nothing could use."""
+    head, _, query = server_uri.partition("?")
+    return f"{head.rsplit('/', 1)[0]}/{quote(database, safe='')}" + (f"?{query}" if query else "")
 
 
 def _tune_once(admin_dsn: str, pgdata: Path) -> None:
@@ -269,11 +278,16 @@ def stop_embedded(pgdata: Path | None = None) -> bool:
     return True
 
 
+def named_dsn(dsn: str | None = None) -> str | None:
+    """The DSN the user named: the argument, else ``PYMEM_DSN``; None for neither."""
+    return dsn or os.environ.get("PYMEM_DSN") or None
+
+
 def uses_embedded(dsn: str | None = None) -> bool:
     """Whether ``resolve_dsn(dsn)`` falls back to the embedded server."""
-    return not (dsn or os.environ.get("PYMEM_DSN"))
+    return named_dsn(dsn) is None
 
 
 def resolve_dsn(dsn: str | None = None) -> str:
     """The DSN to use: the argument, ``PYMEM_DSN``, or the embedded server."""
-    return dsn or os.environ.get("PYMEM_DSN") or start_embedded()
+    return named_dsn(dsn) or start_embedded()

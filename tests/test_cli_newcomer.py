@@ -10,7 +10,7 @@ import shlex
 import psycopg
 import pytest
 
-from pymem import MemoryStore
+from pymem import MemoryStore, server
 from pymem.cli import build_parser, main
 from tests.conftest import unit
 
@@ -54,8 +54,17 @@ def test_db_url_and_start_with_dsn_name_that_server_not_the_embedded_one(fresh_d
     assert psycopg.conninfo.conninfo_to_dict(printed) == psycopg.conninfo.conninfo_to_dict(
         fresh_dsn
     )
-    assert main(["--dsn", fresh_dsn, "db", "start"]) == 2
-    assert "names another" in capsys.readouterr().err
+    # stop and status too: under --dsn, stop stopped the embedded server (others' too)
+    for action in ("start", "stop", "status"):
+        assert main(["--dsn", fresh_dsn, "db", action]) == 2
+        assert "names another" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["a%20b", "my db", "a?b", "pymem"])
+def test_the_embedded_servers_uri_names_the_database_it_was_given(name):
+    uri = server.database_uri("postgresql://postgres:@/postgres?host=/tmp/pg", name)
+    parts = psycopg.conninfo.conninfo_to_dict(uri)
+    assert (parts["dbname"], parts["host"], parts["user"]) == (name, "/tmp/pg", "postgres")
 
 
 def test_rollback_of_a_store_with_memories_needs_yes(fresh_dsn, capsys):

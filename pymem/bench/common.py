@@ -46,11 +46,11 @@ SEQSCAN_ONLY = ("enable_indexscan", "enable_bitmapscan", "enable_indexonlyscan")
 
 
 def bench_database(dsn: str | None, name: str) -> tuple[str, str]:
-    """(admin DSN, DSN of database ``name``) on the server of ``dsn``, else the embedded one."""
-    if dsn is None:
-        from pymem.server import start_embedded
+    """(admin DSN, DSN of database ``name``) on the server of ``dsn`` (or ``PYMEM_DSN``),
+    else the embedded one."""
+    from pymem.server import named_dsn, start_embedded
 
-        dsn = start_embedded(database="postgres")
+    dsn = named_dsn(dsn) or start_embedded(database="postgres")
     return dsn, make_conninfo(dsn, dbname=name)
 
 
