@@ -143,3 +143,26 @@ def test_a_bench_does_not_reuse_a_database_it_did_not_make(admin_dsn, capsys, ar
     finally:
         with psycopg.connect(admin_dsn, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_eval_and_bench_databases_go_to_the_server_of_pymem_dsn(admin_dsn, monkeypatch):
+    """Every command reads PYMEM_DSN; eval and bench started an embedded server instead."""
+    from pymem.bench.common import bench_database
+    from pymem.eval import eval_database
+
+    monkeypatch.setenv("PYMEM_DSN", admin_dsn)
+    assert bench_database(None, "pymem_bench_x") == (
+        admin_dsn,
+        make_conninfo(admin_dsn, dbname="pymem_bench_x"),
+    )
+    name = f"pymem_eval_{uuid.uuid4().hex[:8]}"
+    made = eval_database(None, name)
+    try:
+        with psycopg.connect(made) as conn:
+            assert conn.execute("SELECT current_database()").fetchone() == (name,)
+        assert psycopg.conninfo.conninfo_to_dict(made)["host"] == (
+            psycopg.conninfo.conninfo_to_dict(admin_dsn).get("host")
+        )
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
