@@ -524,7 +524,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     store = _store(args)
     result = ImportResult()
     with store:
-        # the whole file is read and checked before the first write
+        # the whole file is read, and its JSON, users and texts checked, before the first
+        # write; what only the store checks (kind, dimensions) stops the import at its
+        # batch, and a later run goes on from there
         try:
             import_file(
                 store,
