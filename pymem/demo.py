@@ -142,8 +142,20 @@ def _print_recall(title: str, hits, at: datetime | None = None) -> None:
         )
 
 
-def _facts_demo(store: MemoryStore, user: str) -> None:
-    """Structured facts: a replaced value with its history, a conflict asked and answered."""
+def _facts_demo(store: MemoryStore, user: str, sql: psycopg.Connection) -> None:
+    """Structured facts: a replaced value with its history, a conflict asked and answered.
+    The policy it needs is the store's (every user's) for the demo's run only: a store of
+    yours (--dsn) keeps its own afterwards (it was overwritten with ``confirm``)."""
+    previous = sql.execute(
+        "SELECT policy FROM pymem.fact_policies WHERE key_pattern = 'likes_*'"
+    ).fetchone()
+    try:
+        _facts_demo_steps(store, user)
+    finally:
+        store.set_fact_policy("likes_*", previous[0] if previous else None)
+
+
+def _facts_demo_steps(store: MemoryStore, user: str) -> None:
     print("\n== Facts: the user moved, and two confident sources disagree")
     for city in ("Hangzhou", "Shanghai"):
         print(f"  set_fact user_city = {city!r}: {store.set_fact(user, 'user_city', city)}")
@@ -215,7 +227,7 @@ def run_demo(dsn: str | None = None) -> int:
 
         _decay_demo(store, embed, user, later=datetime.now(timezone.utc) + timedelta(days=200))
 
-        _facts_demo(store, user)
+        _facts_demo(store, user, sql)
 
         print("\n== The store")
         hits = store.recall(user, embed(["everything about the user"])[0], k=50, include_cold=True)

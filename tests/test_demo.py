@@ -112,8 +112,8 @@ def test_a_normalized_duplicate_shows_both_normalized_forms(store, conn, capsys)
     assert stored == {results[0].memory_id: "Ann drinks green tea"}
 
 
-def test_the_contradiction_rate_says_what_it_counts(store, capsys):
-    _facts_demo(store, "ann")
+def test_the_contradiction_rate_says_what_it_counts(store, conn, capsys):
+    _facts_demo(store, "ann", conn)
     out = capsys.readouterr().out
     assert (
         "contradiction rate: 50% (the share of the user's facts whose sources disagree\n"
@@ -132,8 +132,14 @@ def test_the_demo_ages_only_its_own_user(fresh_dsn, capsys, embedder):
 
     with MemoryStore(fresh_dsn) as store:
         bob = store.upsert("bob", "Bob once mentioned a band he liked", unit(0), "preference")
+        store.set_fact_policy("likes_*", "latest_wins")
     assert run_demo(fresh_dsn) == 0
     capsys.readouterr()
+    # the store's policy, which the demo's conflict needs as confirm, is the store's again
+    with MemoryStore(fresh_dsn) as store, psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute(
+            "SELECT policy FROM pymem.fact_policies WHERE key_pattern = 'likes_*'"
+        ).fetchone() == ("latest_wins",)
     with psycopg.connect(fresh_dsn) as conn:
         demo_tiers = conn.execute(
             "SELECT DISTINCT tier FROM pymem.memories WHERE user_id LIKE 'demo-%'"
