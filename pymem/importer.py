@@ -63,8 +63,10 @@ def _read(path: Path) -> bytes:
 
 
 def _lines(data: bytes) -> Iterator[str]:
-    # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut
-    yield from io.StringIO(data.decode("utf-8"), newline=None)
+    # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut;
+    # a leading byte-order mark (an editor's UTF-8 "with BOM") is no part of line 1, as
+    # pymem eval reads its datasets
+    yield from io.StringIO(data.decode("utf-8-sig"), newline=None)
 
 
 def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any], str]]:

@@ -183,6 +183,15 @@ def test_a_rerun_of_the_same_file_skips_what_it_committed(fresh_dsn, tmp_path, c
     assert _memory_counts(fresh_dsn) == first
 
 
+def test_a_file_saved_with_a_byte_order_mark_imports(fresh_dsn, tmp_path, capsys):
+    """An editor's UTF-8 "with BOM": line 1 was "not JSON" (pymem eval reads such files)."""
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(1, 3))
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("imported 3 lines")
+
+
 def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp_path):
     """kill -9 in the middle, then the same command: the same rows and the same counts as
     one clean run (the restart is not a re-mention)."""
