@@ -99,6 +99,24 @@ def _digest_through(digests: dict[int, str], done: int) -> str:
     return digests[max(before)] if before else ""
 
 
+def _refuse_a_grown_file(
+    store: MemoryStore, user: str, digests: dict[int, str], result: ImportResult
+) -> None:
+    """A first run under the file's digest whose user's first lines another import already
+    committed (a file that grew after a kill, or after a whole run: another digest, so
+    another source) would store them again: refused, naming that import."""
+    for earlier in store.import_sources(user):
+        if earlier.digest and earlier.digest == _digest_through(digests, earlier.lines_done):
+            result.source = ""  # nothing written: nothing to go on with
+            raise InvalidParameter(
+                f"the lines of user {user!r} through line {earlier.lines_done} were committed "
+                f"by import {earlier.source!r} (this file, before it grew?); nothing was written",
+                sqlstate=InvalidParameter.sqlstate,
+                hint=f"Run again with --source {earlier.source} to go on from line "
+                f"{earlier.lines_done + 1}, or name a --source of its own to import them again.",
+            )
+
+
 def _progress(done: int, total: int, started: float, out: TextIO) -> None:
     width = 30
     filled = width * done // max(total, 1)
@@ -208,6 +226,8 @@ def import_file(
                 hint="Name this import with a --source of its own (or leave --source out: "
                 "the file's SHA-256 names it).",
             )
+        if not done and source is None:
+            _refuse_a_grown_file(store, user, digests[user], result)
         todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
         result.skipped += len(rows) - len(todo[user])
     total = sum(map(len, todo.values()))

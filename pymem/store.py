@@ -222,6 +222,13 @@ class DecayResult:
 
 
 @dataclass(frozen=True)
+class ImportSource:
+    source: str
+    lines_done: int
+    digest: str | None
+
+
+@dataclass(frozen=True)
 class Settings:
     singleton: bool
     embedding_dimensions: int
@@ -1428,6 +1435,13 @@ class MemoryStore(_StoreCore):
     def import_digest(self, user_id: str, source: str) -> str | None:
         """``pymem.import_digest``: what ``source`` recorded of the user's committed lines."""
         return _Call("SELECT pymem.import_digest(%s, %s)", (user_id, source), user_id=user_id)
+
+    @_sql
+    def import_sources(self, user_id: str) -> list[ImportSource]:
+        """``pymem.import_sources``: every import of the user, how far it got, its digest."""
+        return _Call(
+            "SELECT * FROM pymem.import_sources(%s)", (user_id,), ImportSource, user_id=user_id
+        )
 
     @_sql
     def import_memories(

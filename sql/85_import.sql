@@ -33,6 +33,24 @@ BEGIN
 END;
 $$;
 
+-- Every import of this user: its source, the last line committed and the digest
+-- recorded with it. `pymem import` reads them before a first run under a source
+-- named by the file's digest: a file that only grew since a killed (or finished)
+-- run has another digest, and its committed lines would go in again.
+CREATE OR REPLACE FUNCTION pymem.import_sources(user_id text)
+RETURNS TABLE (source text, lines_done integer, digest text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    RETURN QUERY
+    SELECT p.source, p.lines_done, p.digest FROM pymem.import_progress AS p
+    WHERE p.user_id = import_sources.user_id
+    ORDER BY p.source;
+END;
+$$;
+
 SELECT pymem._drop_if_result_differs(
     'pymem.import_memories(text, text, integer[], text[], vector[], jsonb)', 'pymem.write_result'
 );

@@ -12,7 +12,13 @@ import pytest
 from pymem import MemoryStore
 from pymem.bench.importing import QUICK, write_jsonl
 from pymem.cli import main
-from pymem.errors import ContentTooLong, InvalidBatch, InvalidEmbedding, UnknownKind
+from pymem.errors import (
+    ContentTooLong,
+    InvalidBatch,
+    InvalidEmbedding,
+    InvalidParameter,
+    UnknownKind,
+)
 from pymem.importer import import_file
 from tests.conftest import at_cosine, unit
 
@@ -192,6 +198,28 @@ def test_a_file_saved_with_a_byte_order_mark_imports(fresh_dsn, tmp_path, capsys
     assert capsys.readouterr().out.startswith("imported 3 lines")
 
 
+def test_a_file_that_grew_after_a_run_is_refused_naming_that_run(fresh_dsn, tmp_path, capsys):
+    """A file imported (or killed mid-way), then appended to: its digest, the default
+    source, changed, and the rerun stored its committed lines again (3,501 mentions where
+    a clean run of the grown file made 3,001)."""
+    path = tmp_path / "m.jsonl"
+    rows = _stream(2, 6)
+    _write(path, rows[:8])
+    first = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 0
+    before = _memory_counts(fresh_dsn)
+    _write(path, rows)  # grew by four lines
+    capsys.readouterr()
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"committed by import '{first}'" in err and f"--source {first}" in err, err
+    assert _memory_counts(fresh_dsn) == before  # nothing written
+    # as the hint says: the first run's source goes on from the first line not committed
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--source", first]) == 0
+    assert "8 lines skipped" in capsys.readouterr().out
+    assert sum(c for *_, c in _memory_counts(fresh_dsn)) == len(rows)
+
+
 def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp_path):
     """kill -9 in the middle, then the same command: the same rows and the same counts as
     one clean run (the restart is not a re-mention)."""
@@ -300,7 +328,11 @@ def test_an_error_mid_file_names_line_user_and_what_was_committed(fresh_dsn, tmp
     with MemoryStore(fresh_dsn) as store:
         # the same lines as a clean import (mentions in the store: one per line)
         assert sum(c for *_, c in _memory_counts(fresh_dsn)) == len(rows)
-        assert import_file(store, clean, progress=None).skipped == 0
+        # the same lines in another file (another digest): refused, naming the import that
+        # committed them, unless a --source of its own asks for them again
+        with pytest.raises(InvalidParameter, match=f"committed by import '{source}'"):
+            import_file(store, clean, progress=None)
+        assert import_file(store, clean, progress=None, source="clean").skipped == 0
 
 
 def test_an_oversized_text_is_refused_before_anything_is_embedded(fresh_dsn, tmp_path):
