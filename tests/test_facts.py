@@ -722,10 +722,10 @@ def test_cli_facts(fresh_dsn, capsys):
     assert "PM023" in capsys.readouterr().err
 
 
-def test_demo_shows_a_replaced_fact_and_a_resolved_conflict(store, capsys):
+def test_demo_shows_a_replaced_fact_and_a_resolved_conflict(store, conn, capsys):
     from pymem.demo import _facts_demo
 
-    _facts_demo(store, USER)
+    _facts_demo(store, USER, conn)
     out = capsys.readouterr().out
     assert "set_fact user_city = 'Shanghai': replaced" in out
     assert "history: 'Hangzhou'   replaced" in out

@@ -84,7 +84,7 @@ def test_injection_in_a_kind_is_an_unknown_kind(store, conn):
         (lambda s: s.upsert_many("u", [MemoryItem("a", unit(0)), 7]), InvalidBatch, "PM010"),
         (lambda s: s.touch("u", ["not-a-uuid"]), InvalidInput, "22P02"),
         (lambda s: s.resolve_review("u", "zzz", "keep_both"), InvalidInput, "22P02"),
-        (lambda s: s.sync_contact("u", "Ann", [None]), InvalidInput, "22P02"),
+        (lambda s: s.sync_contact("u", "Ann", ["not-a-uuid"]), InvalidInput, "22P02"),
         (lambda s: s.recall("u", unit(0), k=0), InvalidParameter, "PM006"),
         (lambda s: s.recall("u", unit(0), k=10**6), InvalidParameter, "PM006"),
         (lambda s: s.set_fact("u", "k", {1, 2}), PymemError, "PM021"),
