@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 import psycopg
 
-from pymem.errors import InvalidBatch, InvalidParameter, PymemError
+from pymem.errors import InvalidBatch, InvalidContent, InvalidParameter, PymemError
 from pymem.store import MemoryStore
 
 Embed = Callable[[list[str]], Any]
@@ -79,7 +79,47 @@ def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any], str]]:
             raise InvalidBatch(f"line {lineno}: not JSON: {exc}", sqlstate="PM010") from exc
         if not isinstance(row, dict):
             raise InvalidBatch(f"line {lineno}: not a JSON object", sqlstate="PM010")
+        # NUL and lone surrogates reach a line only as JSON escapes: the scan is for
+        # lines that hold one (a NUL, or a surrogate, paired or not)
+        unsendable = _unsendable(row) if _ESCAPED_UNSENDABLE.search(line) else None
+        if unsendable is not None:
+            # no text PostgreSQL can hold: the driver refuses it, before the store could
+            # name the line (the error said "text must not contain NUL" for a batch)
+            key, what = unsendable
+            raise InvalidContent(
+                f"line {lineno}: {key}: text must not contain {what}", sqlstate="PM002"
+            )
         yield lineno, row, line.rstrip("\r\n")
+
+
+_ESCAPED_UNSENDABLE = re.compile(r"\\u(0000|[dD][89a-fA-F])")
+
+
+def _unsendable(value: Any, key: str = "") -> tuple[str, str] | None:
+    """The first string in ``value`` (a line's object) no PostgreSQL text can hold: the
+    key it is under and what it holds (a NUL character, a lone surrogate). The embedding's
+    numbers are not read."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return key, "NUL (0x00) characters"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return key, "lone surrogates (no UTF-8 character)"
+        return None
+    if isinstance(value, dict):
+        items = ((k, v) for k, v in value.items() if key or k != "embedding")
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for k, v in items:
+        found = (_unsendable(k, key) if isinstance(k, str) else None) or _unsendable(
+            v, f"{key}.{k}" if key else str(k)
+        )
+        if found is not None:
+            return found
+    return None
 
 
 def _digests(lines: list[tuple[int, str]]) -> dict[int, str]:

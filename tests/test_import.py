@@ -15,6 +15,7 @@ from pymem.cli import main
 from pymem.errors import (
     ContentTooLong,
     InvalidBatch,
+    InvalidContent,
     InvalidEmbedding,
     InvalidParameter,
     UnknownKind,
@@ -218,6 +219,26 @@ def test_a_file_that_grew_after_a_run_is_refused_naming_that_run(fresh_dsn, tmp_
     assert main(["--dsn", fresh_dsn, "import", str(path), "--source", first]) == 0
     assert "8 lines skipped" in capsys.readouterr().out
     assert sum(c for *_, c in _memory_counts(fresh_dsn)) == len(rows)
+
+
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        ('{"user": "bob", "content": "a\\u0000b"}', "line 2: content: text must not contain NUL"),
+        ('{"user": "bob", "content": "x", "metadata": {"k": "\\ud800"}}',
+         "line 2: metadata.k: text must not contain lone surrogates"),
+        ('{"user": "b\\u0000b", "content": "x"}', "line 2: user: text must not contain NUL"),
+    ],
+)  # fmt: skip
+def test_a_text_postgresql_cannot_hold_is_named_by_its_line(fresh_dsn, tmp_path, line, needle):
+    """The driver refuses a NUL or a lone surrogate before the store can name the line:
+    the error said "text must not contain NUL (0x00) bytes" for a whole batch, or for
+    no line at all."""
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"user": "bob", "content": "fine"}\n' + line + "\n", encoding="utf-8")
+    with MemoryStore(fresh_dsn) as store, pytest.raises(InvalidContent, match=needle):
+        import_file(store, path, embed=lambda texts: [unit(0)] * len(texts), progress=None)
+    assert _memory_counts(fresh_dsn) == []
 
 
 def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp_path):
