@@ -18,7 +18,8 @@
 -- pymem is itself a real frame, so it is always seen. A SQL-language
 -- function's frame is never trusted: it prints the name unquoted, so a
 -- function named 'undo" x' (or one holding a line break and a frame line)
--- passed for pymem's, and none of pymem's SQL functions writes a memory.
+-- passed for pymem's, and none of pymem's SQL functions calls a writer (a
+-- catalog test holds it: the typed upsert_memories overload was one).
 CREATE OR REPLACE FUNCTION pymem._pymem_stack(context text, min_frames integer)
 RETURNS boolean
 LANGUAGE plpgsql STABLE

@@ -1019,7 +1019,9 @@ SELECT pymem._drop_if_result_differs(
 
 -- The typed batch's former name, kept for callers that cast their
 -- parameters ($2::text[], $3::vector[]); untyped, it is ambiguous with the
--- JSON form above, so new code calls upsert_memory_arrays.
+-- JSON form above, so new code calls upsert_memory_arrays. PL/pgSQL, not SQL:
+-- a SQL function's frame never vouches for a history reason (_pymem_stack), and
+-- its supersedes were recorded as a bare "update".
 CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     user_id text,
     contents text[],
@@ -1030,12 +1032,14 @@ CREATE OR REPLACE FUNCTION pymem.upsert_memories(
     on_related text DEFAULT NULL
 )
 RETURNS SETOF pymem.write_result
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
-    SELECT * FROM pymem.upsert_memory_arrays(
+BEGIN
+    RETURN QUERY SELECT * FROM pymem.upsert_memory_arrays(
         user_id, contents, embeddings, options, dedup_threshold, supersede_threshold, on_related
     );
+END;
 $$;
 
 -- A JSON array of item objects as pymem.memory_item values, in one

@@ -13,12 +13,12 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     -- a metric named only inside a longer metric's name is not named: 体重指数
     -- (BMI) holds 体重 (weight), and a BMI goal replaced the weight goal. Each
-    -- metric is looked for again with the matches of the metrics whose (first)
-    -- match is longer blanked out.
+    -- metric is looked for again with the matches blanked out of every other
+    -- metric one of whose matches holds a match of it and is more than that
+    -- ("Lose 5 kilograms and get my 体重指数 under 25" names both: a rule by the
+    -- first match's length missed BMI there)
     WITH found AS (
-        SELECT
-            g.metric, g.pattern,
-            char_length((regexp_match(lower(content), '(' || g.pattern || ')'))[1]) AS length
+        SELECT g.metric, g.pattern
         FROM pymem.goal_metrics AS g
         WHERE lower(content) ~ g.pattern
     )
@@ -29,7 +29,10 @@ AS $$
             lower(content),
             coalesce((
                 SELECT string_agg('(' || o.pattern || ')', '|') FROM found AS o
-                WHERE o.length > f.length
+                WHERE o.metric <> f.metric AND EXISTS (
+                    SELECT FROM regexp_matches(lower(content), '(' || o.pattern || ')', 'g') AS m
+                    WHERE m[1] ~ f.pattern AND m[1] !~ ('^(' || f.pattern || ')$')
+                )
             ), '$^'),
             ' ',
             'g'
@@ -132,8 +135,23 @@ BEGIN
     IF NEW.metric IS NULL OR btrim(NEW.metric) = '' THEN
         RAISE EXCEPTION 'a goal metric needs a name' USING ERRCODE = 'PM006';
     END IF;
+    -- the patterns are used wrapped, '(' || pattern || ')', and joined with '|': a
+    -- back reference or an embedded option ((?i), ***) is valid alone and not so
+    IF NEW.pattern ~ '\\[1-9]|\(\?[a-z]|^\*\*\*' THEN
+        RAISE EXCEPTION 'the pattern of goal metric % uses a back reference or an embedded '
+            'option, which the patterns joined cannot hold', quote_literal(NEW.metric)
+            USING ERRCODE = 'PM006';
+    END IF;
     BEGIN
-        v_empty := '' ~ NEW.pattern;
+        v_empty := '' ~ ('(' || NEW.pattern || ')');
+        PERFORM '' ~ (
+            SELECT string_agg('(' || g.pattern || ')', '|')
+            FROM (
+                SELECT m.pattern FROM pymem.goal_metrics AS m WHERE m.metric <> NEW.metric
+                UNION ALL
+                SELECT NEW.pattern
+            ) AS g
+        );
     EXCEPTION WHEN invalid_regular_expression THEN
         RAISE EXCEPTION 'the pattern of goal metric % is not a regular expression: %',
             quote_literal(NEW.metric), SQLERRM

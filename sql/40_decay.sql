@@ -68,7 +68,7 @@ BEGIN
             -- store the user's filter keeps the lookup in that user's leaf
             WHERE m.ctid = ANY(ARRAY(SELECT s.tid FROM slice AS s WHERE s.due))
                 AND %2$s
-                AND m.tier = 'hot'
+                AND m.tier = 'hot' AND m.deleted_at IS NULL AND m.consolidated_into IS NULL
                 AND pymem._decay_due(
                     m.pinned, m.valid_until, m.importance,
                     coalesce(m.decay_rate, ($6 ->> m.kind)::double precision),

@@ -77,6 +77,11 @@ def test_a_metric_inside_a_longer_metrics_name_is_not_named(store, conn):
         " pymem._goal_metrics('把体重和体重指数都降下来'::text)"
     ).fetchone()
     assert metrics == (["bmi"], ["weight"], ["bmi", "weight"])
+    # whichever comes first: the first match's length decided, and missed BMI here
+    for goal in ("Lose 5 kilograms and get my 体重指数 under 25", "体重指数 under 25, lose 5 kg"):
+        assert conn.execute("SELECT pymem._goal_metrics(%s::text)", (goal,)).fetchone() == (
+            ["bmi", "weight"],
+        ), goal
     weight = store.upsert(USER, "体重降到60公斤", unit(0), "goal")
     bmi = store.upsert(USER, "体重指数降到24", unit(1), "goal")
     assert bmi.action == "inserted" and bmi.memory_id != weight.memory_id
@@ -141,6 +146,8 @@ def test_goal_metrics_are_a_table_to_extend(store, conn):
     ("metric", "pattern", "needle"),
     [
         ("sleep", "\\m(sleep", "not a regular expression"),
+        ("pace", "(?i)pace", "embedded option"),
+        ("pace", "\\m(p)\\1ace\\M", "back reference"),
         ("sleep", "(sleep)?", "matches every text"),
         (" ", "\\msleep\\M", "needs a name"),
     ],

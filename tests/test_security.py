@@ -533,6 +533,46 @@ def test_a_look_alike_function_cannot_vouch_for_a_reason(conn):
     assert json.loads(json.dumps(reason))  # plain text
 
 
+def test_no_sql_language_function_of_pymem_calls_a_writer(conn):
+    """A SQL function's frame never vouches for a history reason (_pymem_stack): one that
+    wrote through a pymem writer recorded its supersedes as a bare "update" (the typed
+    upsert_memories overload did)."""
+    import re
+
+    volatile = {
+        name
+        for (name,) in conn.execute(
+            "SELECT proname FROM pg_proc WHERE pronamespace = 'pymem'::regnamespace"
+            " AND provolatile = 'v' AND prokind = 'f'"
+        )
+    }
+    callers = []
+    for name, body in conn.execute(
+        "SELECT p.oid::regprocedure::text, p.prosrc FROM pg_proc AS p"
+        " JOIN pg_language AS l ON l.oid = p.prolang"
+        " WHERE p.pronamespace = 'pymem'::regnamespace AND l.lanname = 'sql'"
+    ):
+        called = set(re.findall(r"pymem\.(\w+)\s*\(", body or ""))
+        if called & volatile:
+            callers.append((name, sorted(called & volatile)))
+    assert callers == []
+
+
+def test_the_typed_upsert_memories_overload_records_why(conn):
+    store = MemoryStore(conn)
+    first = store.upsert(A, "Ann's A1C is 7.2%", unit(0))
+    vector = str(at_cosine(0.99).tolist())
+    (action,) = conn.execute(
+        "SELECT action FROM pymem.upsert_memories(%s, ARRAY[%s]::text[], ARRAY[%s]::vector[])",
+        (A, "Ann's A1C is 6.8%", vector),
+    ).fetchone()
+    assert action == "superseded"
+    (reason,) = conn.execute(
+        "SELECT reason FROM pymem.memory_versions WHERE memory_id = %s", (first.memory_id,)
+    ).fetchone()
+    assert reason.startswith("superseded: same statement, new value"), reason
+
+
 def test_a_reason_cannot_be_forged_through_a_helper_or_a_sql_function(conn):
     """Two ways the app vouched for a reason of its own: a private helper that takes
     a reason, called directly (two pymem frames, the stack's whole rule then), and
