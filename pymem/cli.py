@@ -56,7 +56,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         args.database = parsed.database or args.database
     # a store named by --dsn (or PYMEM_DSN), as `pymem db psql` reads it: its server is
     # not the embedded one, which url must not start nor name
-    named = args.dsn or not server.uses_embedded(None)
+    named = server.named_dsn(args.dsn) is not None
     if named and args.action == "url":
         from psycopg.conninfo import make_conninfo
 
@@ -106,7 +106,7 @@ def _psql(args: argparse.Namespace) -> int:
             database = extra.pop(0)
     if extra[:1] == ["--"]:
         extra = extra[1:]
-    if args.dsn or not server.uses_embedded(None):
+    if server.named_dsn(args.dsn) is not None:
         dsn = server.resolve_dsn(args.dsn)
         if database:
             from psycopg.conninfo import make_conninfo
