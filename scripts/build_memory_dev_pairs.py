@@ -272,6 +272,69 @@ EN_DUPLICATE = [
     ("extractor", "Lucia has a sister in Lima", "Lucia's sister lives in Lima"),
     ("extractor", "Theo drinks oat milk", "Theo uses oat milk"),
     ("extractor", "Mira uses a standing desk", "Mira works at a standing desk"),
+    # moved and reworded at once: the shared terms in another order, and a word changed
+    ("moved and reworded", "Rosa drinks her tea with honey", "Rosa puts honey in her tea"),
+    (
+        "moved and reworded",
+        "Nina's brother Paul lives in Lyon",
+        "Paul, Nina's brother, is based in Lyon",
+    ),
+    (
+        "moved and reworded",
+        "Omar takes his coffee with cardamom",
+        "Omar adds cardamom to his coffee",
+    ),
+    (
+        "moved and reworded",
+        "Every morning Aiko walks her dog",
+        "Aiko takes her dog for a walk every morning",
+    ),
+    (
+        "moved and reworded",
+        "Leo's favourite band is Radiohead",
+        "Radiohead is the band Leo likes most",
+    ),
+    ("moved and reworded", "Sara has a parrot called Kiwi", "Sara's parrot is named Kiwi"),
+    (
+        "moved and reworded",
+        "Ivan's daughter Mia started school",
+        "Mia, Ivan's daughter, began school",
+    ),
+    (
+        "moved and reworded",
+        "Tariq bought a used Toyota last spring",
+        "Last spring Tariq got a second-hand Toyota",
+    ),
+    (
+        "moved and reworded",
+        "Chloe's cat Biscuit sleeps on her bed",
+        "Biscuit, Chloe's cat, sleeps on Chloe's bed",
+    ),
+    (
+        "moved and reworded",
+        "Ravi plays cricket with his colleagues on Fridays",
+        "On Fridays Ravi and his colleagues play cricket",
+    ),
+    (
+        "moved and reworded",
+        "Greta has a standing desk at work",
+        "At work Greta uses a standing desk",
+    ),
+    (
+        "moved and reworded",
+        "Felipe's wife Ana teaches piano",
+        "Ana, Felipe's wife, is a piano teacher",
+    ),
+    (
+        "moved and reworded",
+        "Hugo keeps his bike in the hallway",
+        "In the hallway is where Hugo stores his bike",
+    ),
+    (
+        "moved and reworded",
+        "Mei's sister Lin is a nurse in Toronto",
+        "Lin, Mei's sister, works as a nurse in Toronto",
+    ),
 ]
 
 EN_UPDATE = [
@@ -489,6 +552,22 @@ EN_RELATED = [
     ("another object", "Ben's wife is from Ohio", "Ben's wife is from Iowa"),
     ("another object", "Lucia reads before bed", "Lucia meditates before bed"),
     ("another object", "Theo's band plays punk", "Theo's band plays folk"),
+    # the roles exchanged in other words (the parties trade places around another verb)
+    # or a comparison or a direction turned round
+    ("roles reworded", "Rosa taught Omar to drive", "Omar gave Rosa driving lessons"),
+    ("roles reworded", "Ines prefers tea to coffee", "Ines likes coffee more than tea"),
+    ("roles reworded", "Paul lent Nina his car", "Nina lent Paul her car"),
+    ("roles reworded", "Tariq is older than his brother", "Tariq's brother is older than him"),
+    ("roles reworded", "Hugo's boss reports to Sara", "Sara reports to Hugo's boss"),
+    ("roles reworded", "Chloe likes Paris better than Rome", "Chloe prefers Rome to Paris"),
+    ("roles reworded", "Mia moved from Oslo to Berlin", "Mia moved to Oslo from Berlin"),
+    ("roles reworded", "Ravi hired Greta as his assistant", "Greta took Ravi on as her assistant"),
+    ("roles reworded", "Leo would rather cycle than drive", "Leo would rather drive than cycle"),
+    ("roles reworded", "Omar beat Ivan at chess", "Ivan won against Omar at chess"),
+    ("roles reworded", "Sara pays rent to her sister", "Sara's sister pays rent to her"),
+    ("roles reworded", "Aiko's dog chased Leo's cat", "Leo's cat chased Aiko's dog"),
+    ("roles reworded", "Mei drives Lin to work", "Lin gives Mei a lift to work"),
+    ("roles reworded", "Felipe earns more than his wife", "Felipe's wife earns more than him"),
 ]
 
 ZH_DUPLICATE = [
@@ -622,6 +701,17 @@ ZH_DUPLICATE = [
     ("extractor", "韩雪每天早上喝一杯豆浆", "韩雪每天早上都喝一杯豆浆"),
     ("extractor", "许诺的女朋友是老师", "许诺的女朋友当老师"),
     ("extractor", "用户的孩子在上幼儿园", "用户的孩子上幼儿园了"),
+    # moved and reworded at once
+    ("moved and reworded", "李娜周末常去爬山", "周末的时候李娜常去爬山"),
+    ("moved and reworded", "陈静每天晚上跑五公里", "陈静晚上每天跑五公里"),
+    ("moved and reworded", "刘强开车上班", "刘强上班开车去"),
+    ("moved and reworded", "赵雪的猫叫团子", "赵雪养的猫名叫团子"),
+    ("moved and reworded", "孙浩在一家银行做会计", "孙浩是一家银行的会计"),
+    ("moved and reworded", "王磊的妹妹王丽住在杭州", "王丽是王磊的妹妹，住在杭州"),
+    ("moved and reworded", "周敏喝咖啡要加燕麦奶", "周敏的咖啡里要加燕麦奶"),
+    ("moved and reworded", "吴涛每周六上午打网球", "每周六上午吴涛都打网球"),
+    ("moved and reworded", "郑洁的儿子在读大学", "郑洁有个儿子在读大学"),
+    ("moved and reworded", "冯刚去年买了一辆二手车", "冯刚去年买了辆二手的车"),
 ]
 
 ZH_UPDATE = [
@@ -772,6 +862,17 @@ ZH_RELATED = [
     ("another object", "黄丽在学做蛋糕", "黄丽在学做面包"),
     ("another object", "何静喜欢看篮球比赛", "何静喜欢打篮球"),
     ("another object", "胡明的车是白色的", "胡明的车是黑色的"),
+    # the roles exchanged, a comparison or a direction turned round
+    ("roles reworded", "张伟教李娜开车", "李娜教张伟开车"),
+    ("roles reworded", "王芳比她妹妹高", "王芳的妹妹比她高"),
+    ("roles reworded", "陈磊喜欢茶胜过咖啡", "陈磊喜欢咖啡胜过茶"),
+    ("roles reworded", "刘洋从北京搬到上海", "刘洋从上海搬到北京"),
+    ("roles reworded", "赵敏借给孙丽一本书", "孙丽借给赵敏一本书"),
+    ("roles reworded", "周杰在比赛中赢了吴磊", "吴磊在比赛中赢了周杰"),
+    ("roles reworded", "郑洁的老板向她汇报", "郑洁向她的老板汇报"),
+    ("roles reworded", "冯刚送他女儿去学校", "冯刚的女儿送他去学校"),
+    ("roles reworded", "孙浩欠他哥哥一千块", "孙浩的哥哥欠他一千块"),
+    ("roles reworded", "吴涛更愿意坐高铁而不是飞机", "吴涛更愿意坐飞机而不是高铁"),
 ]
 
 SETS = [
