@@ -1149,16 +1149,38 @@ def test_decision_table(store, conn, old, new, cosine, action, rule):
         assert (decided, decided_rule) == (action, rule)
 
 
-# pymem._moved_block's limits, each on its own: which other order is a role swap
+# Which other order is a role swap: pymem._moved_block's limits, each on its own, in
+# statements of more than six terms (in shorter English ones only pymem._exchanged_roles
+# reads a swap), then pymem._exchanged_roles's
 ROLE_SWAPS = [
     # one block moved, nothing exchanged: a restatement
     ("Ivo works for a company in Lima", "Ivo works for a Lima company", False),
     # a term exchanged as well as moved (PAWS: "how small the hurricane was ... a wide eye")
-    ("How small the storm was, showing a wide eye", "How wide the storm was, showing a little eye",
-     True),
+    ("How small the tropical storm was near the coast, showing a wide eye",
+     "How wide the tropical storm was near the coast, showing a little eye", True),
     # a block that moves past more than three terms
-    ("alpha bravo charlie delta echo golf", "alpha echo bravo charlie delta golf", True),
+    ("alpha bravo charlie delta echo golf hotel", "alpha echo bravo charlie delta golf hotel",
+     True),
     ("alpha bravo charlie delta golf", "alpha delta bravo charlie golf", False),
+    # a short statement moved and reworded at once: a restatement ...
+    ("Rosa drinks her tea with honey", "Rosa puts honey in her tea", False),
+    ("alpha bravo charlie delta echo golf", "alpha echo bravo charlie delta golf", False),
+    # ... and names that trade places while the same person owns the same relation
+    ("Nina's brother Paul lives in Lyon", "Paul, Nina's brother, is based in Lyon", False),
+    # ... but not two names that trade places otherwise, two terms around a term that
+    # stays between them, a comparison, a term said twice, or Chinese text
+    ("Rosa taught Omar to drive", "Omar gave Rosa driving lessons", True),
+    ("The cat chased the dog", "The dog chased the cat", True),
+    ("Ines prefers tea to coffee", "Ines likes coffee more than tea", True),
+    ("Ivo grows tomatoes and sells tomatoes", "Ivo sells tomatoes he grows", True),
+    ("韩雪会说流利的日语", "韩雪日语说得很流利", True),
+    # the same order, a word of direction leading another term (pymem._other_direction) ...
+    ("Mia moved from Oslo to Berlin", "Mia moved to Oslo from Berlin", True),
+    ("郑洁的老板向她汇报", "郑洁向她的老板汇报", True),
+    ("Ana sends money to her mother", "Ana's mother sends money to her", True),
+    # ... not the same one said where the other text does not say it, or moved
+    ("Omar adds cardamom to his coffee", "Omar takes his coffee with cardamom", False),
+    ("Every morning Ana goes to the gym", "Ana goes to the gym every morning", False),
     # the little words that linked the parties kept
     ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", True),
     # the same order, a relation of another owner (pymem._other_owner) ...
