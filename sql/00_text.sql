@@ -214,6 +214,10 @@ RETURN ARRAY[
 -- final consonant and a final e ("runs", "running" -> "run"; "named",
 -- "name" -> "nam"; "likes", "liked" -> "lik"). Words of three letters or
 -- fewer, and Chinese characters, are their own stem.
+-- String functions, not regular expressions: a write that compares two texts
+-- used more patterns than the 32 compiled ones PostgreSQL keeps per session,
+-- so every near-duplicate compiled them all again (about a fifth of a batch's
+-- time; docs/benchmarks.md); the stem's eight were the simplest to spare.
 CREATE OR REPLACE FUNCTION pymem._stem(word text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -222,27 +226,30 @@ AS $$
 DECLARE
     w text := word;
 BEGIN
-    IF length(w) <= 3 OR w !~ '^[a-z]+$' THEN
+    -- only the letters a-z (a regular expression's [a-z]: by code point)
+    IF length(w) <= 3 OR ltrim(w, 'abcdefghijklmnopqrstuvwxyz') <> '' THEN
         RETURN w;
     END IF;
-    IF w ~ 'ies$' AND length(w) > 4 THEN
+    IF right(w, 3) = 'ies' AND length(w) > 4 THEN
         w := left(w, -3) || 'y';
-    ELSIF w ~ '(ss|us|is)$' THEN
+    ELSIF right(w, 2) IN ('ss', 'us', 'is') THEN
         NULL;
-    ELSIF w ~ '(s|x|z|ch|sh)es$' THEN
+    ELSIF right(w, 3) IN ('ses', 'xes', 'zes') OR right(w, 4) IN ('ches', 'shes') THEN
         w := left(w, -2);
-    ELSIF w ~ 's$' THEN
+    ELSIF right(w, 1) = 's' THEN
         w := left(w, -1);
     END IF;
-    IF w ~ 'ing$' AND length(w) >= 6 THEN
+    IF right(w, 3) = 'ing' AND length(w) >= 6 THEN
         w := left(w, -3);
-    ELSIF w ~ 'ed$' AND length(w) >= 5 THEN
+    ELSIF right(w, 2) = 'ed' AND length(w) >= 5 THEN
         w := left(w, -2);
     END IF;
-    IF w ~ '([bcdfghjkmnpqrtvwxz])\1$' THEN
+    -- a doubled final consonant
+    IF length(w) >= 2 AND right(w, 1) = substr(w, length(w) - 1, 1)
+        AND strpos('bcdfghjkmnpqrtvwxz', right(w, 1)) > 0 THEN
         w := left(w, -1);
     END IF;
-    IF w ~ 'e$' AND length(w) >= 4 THEN
+    IF right(w, 1) = 'e' AND length(w) >= 4 THEN
         w := left(w, -1);
     END IF;
     RETURN w;

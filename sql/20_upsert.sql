@@ -469,6 +469,11 @@ CREATE OR REPLACE FUNCTION pymem._match(
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public, pg_temp
+-- the nearest-8 scan reads the user's rows of one kind: one key of
+-- memories_live_idx, whose entries are in heap order already, so a plain index
+-- scan visits the pages in order; a bitmap scan built and sorted a page table
+-- for them first (a quarter of a batch's time at 1,000 memories; docs/benchmarks.md)
+SET enable_bitmapscan = off
 AS $$
 #variable_conflict use_column
 DECLARE
