@@ -703,15 +703,17 @@ BEGIN
     IF pymem._passive(a) <> pymem._passive(b) THEN
         role_swap := NOT reordered;
     ELSE
-        -- a short English statement is turned round in many ways, and only
-        -- an exchange of roles is a swap (pymem._exchanged_roles); a long
-        -- sentence's reorder can take a term to another clause (PAWS), and
-        -- in Chinese, whose terms are characters, a few characters moved
-        -- make another question ("不打" / "打不赢"): there only the shapes
-        -- above are a restatement's (docs/calibration.md)
+        -- a short statement (six English terms, twelve Chinese characters)
+        -- is turned round in many ways, and only an exchange of roles is a
+        -- swap there (pymem._exchanged_roles); a long sentence's reorder can
+        -- take a term to another clause (PAWS), and in a Chinese question a
+        -- few characters moved ask another thing ("为什么奥特曼不打小怪兽" /
+        -- "为什么奥特曼打不赢小怪兽"): there only the shapes above are a
+        -- restatement's (docs/calibration.md)
         role_swap := reordered AND NOT v_moved AND NOT pymem._moved_block(a, b) AND (
-            (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]'
-            OR greatest(cardinality(v_ta), cardinality(v_tb)) > 6
+            greatest(cardinality(v_ta), cardinality(v_tb))
+            > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
+            OR (a || b) ~ '[？?吗呢谁哪几]|什么|怎么|多少|如何|是否'
             OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
             OR pymem._exchanged_roles(a, b)
         );

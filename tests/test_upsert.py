@@ -1168,12 +1168,15 @@ ROLE_SWAPS = [
     # ... and names that trade places while the same person owns the same relation
     ("Nina's brother Paul lives in Lyon", "Paul, Nina's brother, is based in Lyon", False),
     # ... but not two names that trade places otherwise, two terms around a term that
-    # stays between them, a comparison, a term said twice, or Chinese text
+    # stays between them, a comparison, a term said twice, or a question
     ("Rosa taught Omar to drive", "Omar gave Rosa driving lessons", True),
     ("The cat chased the dog", "The dog chased the cat", True),
     ("Ines prefers tea to coffee", "Ines likes coffee more than tea", True),
     ("Ivo grows tomatoes and sells tomatoes", "Ivo sells tomatoes he grows", True),
-    ("韩雪会说流利的日语", "韩雪日语说得很流利", True),
+    ("为什么奥特曼不打小怪兽", "为什么奥特曼打不赢小怪兽", True),
+    # a short Chinese statement turned round is a restatement, as in English
+    ("韩雪会说流利的日语", "韩雪日语说得很流利", False),
+    ("刘强开车上班", "刘强上班开车去", False),
     # the same order, a word of direction leading another term (pymem._other_direction) ...
     ("Mia moved from Oslo to Berlin", "Mia moved to Oslo from Berlin", True),
     ("郑洁的老板向她汇报", "郑洁向她的老板汇报", True),
