@@ -628,7 +628,7 @@ DO $$
 DECLARE
     v_function regprocedure := to_regprocedure('pymem._term_difference(text, text)');
 BEGIN
-    IF pg_get_function_result(v_function) NOT LIKE '%role_swap%' THEN
+    IF pg_get_function_result(v_function) NOT LIKE '%added_detail%' THEN
         EXECUTE format('DROP FUNCTION %s', v_function);
     END IF;
 END;
@@ -636,7 +636,8 @@ $$;
 
 CREATE OR REPLACE FUNCTION pymem._term_difference(
     a text, b text,
-    OUT changed integer, OUT total integer, OUT reordered boolean, OUT role_swap boolean
+    OUT changed integer, OUT total integer, OUT reordered boolean, OUT role_swap boolean,
+    OUT added_detail boolean
 )
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
@@ -655,6 +656,9 @@ DECLARE
     v_mid_b text [];
     v_k integer;
     v_moved boolean := false;
+    -- a question: memories state things, and a question that moves or adds
+    -- a few characters asks another thing
+    v_question boolean := (a || b) ~ '[？?吗呢谁哪几]|什么|怎么|多少|如何|是否';
 BEGIN
     SELECT t.terms, t.positions, t.sequence INTO v_ta, v_pa, v_qa
     FROM pymem._term_positions(a) AS t;
@@ -670,6 +674,10 @@ BEGIN
     );
     changed := cardinality(v_ta) + cardinality(v_tb) - 2 * cardinality(v_sa);
     total := cardinality(v_ta) + cardinality(v_tb) - cardinality(v_sa);
+    -- one says all the other says and more; a question adds a word to ask
+    -- another thing ("淘宝" / "淘宝特价版" stays a changed term as any other)
+    added_detail := changed > 0 AND cardinality(v_sa) = least(cardinality(v_ta), cardinality(v_tb))
+        AND NOT v_question;
     -- every occurrence of the shared terms, in order: a term said twice on one
     -- side only is another order too
     v_qa := array(SELECT x FROM unnest(v_qa) WITH ORDINALITY AS u (x, i) WHERE x = ANY(v_tb) ORDER BY i);
@@ -713,7 +721,7 @@ BEGIN
         role_swap := reordered AND NOT v_moved AND NOT pymem._moved_block(a, b) AND (
             greatest(cardinality(v_ta), cardinality(v_tb))
             > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
-            OR (a || b) ~ '[？?吗呢谁哪几]|什么|怎么|多少|如何|是否'
+            OR v_question
             OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
             OR pymem._exchanged_roles(a, b)
         );

@@ -283,8 +283,8 @@ BEGIN
     e.masked_equal := NOT e.same_markers
         AND pymem._mask_values(old_content) = pymem._mask_values(new_content)
         AND pymem._symbol_words(old_content) = pymem._symbol_words(new_content);
-    SELECT d.changed, d.total, d.reordered, d.role_swap
-    INTO e.changed_terms, e.total_terms, e.reordered, e.role_swap
+    SELECT d.changed, d.total, d.reordered, d.role_swap, d.added_detail
+    INTO e.changed_terms, e.total_terms, e.reordered, e.role_swap, e.added_detail
     FROM pymem._term_difference(old_content, new_content) AS d;
     e.cjk := (old_content || new_content) ~ '[\u3400-\u9fff\uf900-\ufaff]';
     -- who the statements are about matters only to a duplicate
@@ -364,8 +364,11 @@ BEGIN
             RETURN;
         -- with no content term on either side ("👍" / "👎") the words say nothing
         ELSIF e.same_topic IS NOT TRUE AND e.total_terms > 0 AND (CASE
+            -- in Chinese an added detail changes one side only, a substituted
+            -- term both: such a statement may change twice the share
             WHEN e.cjk THEN e.similarity >= s.cjk_dedup_threshold
                 AND e.changed_terms <= s.cjk_dedup_term_change * e.total_terms
+                * CASE WHEN e.added_detail THEN 2 ELSE 1 END
             ELSE e.similarity >= s.dedup_threshold
                 AND e.changed_terms <= s.dedup_term_change * e.total_terms
         END) THEN

@@ -328,8 +328,8 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
 @citus
 def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     """A store distributed at an earlier release takes the migrations written since
-    (0016, 0017: columns with CHECKs on the reference table pymem.settings, an attribute of a
-    type, a column of pymem.kinds); Citus refuses a column added with its constraint in one
+    (0016, 0017, 0018: columns with CHECKs on the reference table pymem.settings, attributes
+    of a type, a column of pymem.kinds); Citus refuses a column added with its constraint in one
     command, so a migration adds them apart. Rolled back here with yoyo, then applied by
     `pymem migrate` on the distributed store."""
     from yoyo import get_backend, read_migrations
@@ -342,7 +342,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         )
     try:
         latest = read_migrations(str(migrations_dir())).filter(
-            lambda m: m.id.split(".", 1)[0] in ("0016", "0017")
+            lambda m: m.id.split(".", 1)[0] in ("0016", "0017", "0018")
         )
         with backend.lock():
             backend.rollback_migrations(backend.to_rollback(latest))
@@ -350,7 +350,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         backend.connection.close()
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT version FROM pymem.schema_info").fetchone() == (15,)
-    assert [m.split(".", 1)[0] for m in migrate(fresh_dsn).applied] == ["0016", "0017"]
+    assert [m.split(".", 1)[0] for m in migrate(fresh_dsn).applied] == ["0016", "0017", "0018"]
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:
             assert conn.execute(
