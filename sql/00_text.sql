@@ -718,12 +718,19 @@ BEGIN
         -- few characters moved ask another thing ("为什么奥特曼不打小怪兽" /
         -- "为什么奥特曼打不赢小怪兽"): there only the shapes above are a
         -- restatement's (docs/calibration.md)
-        role_swap := reordered AND NOT v_moved AND NOT pymem._moved_block(a, b) AND (
-            greatest(cardinality(v_ta), cardinality(v_tb))
-            > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
-            OR v_question
-            OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
-            OR pymem._exchanged_roles(a, b)
+        -- In a comparison any other order is a swap: the order of the things
+        -- compared is what it says ("prefers tea to coffee" / "likes coffee
+        -- more than tea", "Tariq is older than his brother" / "Tariq's
+        -- brother is older than him").
+        role_swap := reordered AND (
+            (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred|over)\M|比|胜过|而不是|不如|还是'
+            OR NOT v_moved AND NOT pymem._moved_block(a, b) AND (
+                greatest(cardinality(v_ta), cardinality(v_tb))
+                > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
+                OR v_question
+                OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
+                OR pymem._exchanged_roles(a, b)
+            )
         );
     END IF;
     -- values and pronouns that trade places
@@ -888,11 +895,9 @@ RETURN array(
 -- that linked them (pymem._traded_terms); two names trade places, unless
 -- both texts say the same of who owns what ("Lena's roommate Priya" /
 -- "Priya, Lena's roommate"; "Rosa taught Omar" / "Omar gave Rosa lessons"
--- is a swap); or either text
--- compares, where the order of the things compared is what it says ("prefers
--- tea to coffee" / "likes coffee more than tea"). Any other reorder is a
--- restatement's, even with a word changed ("Maya drinks her coffee with oat
--- milk" / "Maya takes oat milk in her coffee").
+-- is a swap). Any other reorder is a restatement's, even with a word
+-- changed ("Maya drinks her coffee with oat milk" / "Maya takes oat milk in
+-- her coffee"), unless a text compares (pymem._term_difference).
 CREATE OR REPLACE FUNCTION pymem._exchanged_roles(a text, b text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -903,8 +908,7 @@ AS $$
             SELECT substr(p, 3) FROM unnest(pymem._people(a)) AS p WHERE p LIKE 'N:%'
         ) AS names
     )
-    SELECT (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred|over)\M|比|胜过|而不是|不如|还是'
-        OR EXISTS (
+    SELECT EXISTS (
             SELECT
             FROM pymem._traded_terms(a, b) AS t, names AS n
             WHERE t.anchored OR t.linked OR (

@@ -1177,6 +1177,8 @@ ROLE_SWAPS = [
     ("Rosa taught Omar to drive", "Omar gave Rosa driving lessons", True),
     ("The cat chased the dog", "The dog chased the cat", True),
     ("Ines prefers tea to coffee", "Ines likes coffee more than tea", True),
+    # (a comparison before the moved block too: "older brother" moves as a block)
+    ("Tariq is older than his brother", "Tariq's brother is older than Tariq", True),
     ("Ivo grows tomatoes and sells tomatoes", "Ivo sells tomatoes he grows", True),
     ("为什么奥特曼不打小怪兽", "为什么奥特曼打不赢小怪兽", True),
     # a short Chinese statement turned round is a restatement, as in English
