@@ -59,7 +59,7 @@ DECLARE
     v_digit_after numeric;
     v_char text;
 BEGIN
-    FOREACH v_char IN ARRAY regexp_split_to_array(translate(numeral, '两', '二'), '') LOOP
+    FOREACH v_char IN ARRAY string_to_array(translate(numeral, '两', '二'), NULL) LOOP
         IF v_char = '零' THEN
             v_digit := NULL;
             v_unit := NULL;
@@ -108,18 +108,26 @@ RETURN jsonb_build_object(
 -- and "1000", "6:00pm" and "6pm", "twenty five" ({20, 5}) and "25" stay
 -- apart (precision first: a missed restatement only costs a row). In SQL:
 -- it runs for every marker of every write, and a PL/pgSQL body took 16 us
--- a call (3.5 us now).
+-- a call (3.5 us now). Its tests are string functions, not regular
+-- expressions: a session keeps 32 compiled patterns, and the write path's
+-- text rules must stay under that (docs/benchmarks.md).
 CREATE OR REPLACE FUNCTION pymem._marker_value(marker text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-    WHEN marker ~ '^[0-9]' THEN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m')
-    WHEN marker ~ '^[-−]' THEN '-' || substr(marker, 2)
-    WHEN marker ~ '^[a-z]' THEN coalesce(pymem._number_words() ->> marker, marker)
-    WHEN marker ~ '^(星期|礼拜|周).$' THEN '周' || translate(right(marker, 1), '天', '日')
+    WHEN left(marker, 1) COLLATE "C" BETWEEN '0' AND '9'
+        THEN regexp_replace(marker, '\s?([ap])\.?m\.?$', '\1m')
+    WHEN left(marker, 1) IN ('-', '−') THEN '-' || substr(marker, 2)
+    WHEN left(marker, 1) COLLATE "C" BETWEEN 'a' AND 'z'
+        THEN coalesce(pymem._number_words() ->> marker, marker)
+    WHEN
+        left(marker, 1) = '周' AND char_length(marker) = 2
+        OR left(marker, 2) IN ('星期', '礼拜') AND char_length(marker) = 3
+        THEN '周' || translate(right(marker, 1), '天', '日')
     WHEN marker IN ('早晨', '清晨') THEN '早上'
     WHEN marker = '夜里' THEN '晚上'
-    WHEN marker ~ '^[零一二两三四五六七八九十百千万]+$' THEN pymem._chinese_number(marker)
+    WHEN marker <> '' AND translate(marker, '零一二两三四五六七八九十百千万', '') = ''
+        THEN pymem._chinese_number(marker)
     ELSE marker
 END;
 
@@ -478,7 +486,9 @@ BEGIN
                 WHEN cardinality(array_remove(v_terms_a[v_pa[i] + 1:v_pa[j] - 1], NULL)) = 0
                     THEN array(
                         SELECT w FROM unnest(v_tokens_a[v_pa[i] + 1:v_pa[j] - 1]) AS w
-                        WHERE w ~ '^[a-z\u3400-\u9fff\uf900-\ufaff]'
+                        WHERE left(w, 1) COLLATE "C" BETWEEN 'a' AND 'z'
+                            OR left(w, 1) COLLATE "C" BETWEEN U&'\3400' AND U&'\9FFF'
+                            OR left(w, 1) COLLATE "C" BETWEEN U&'\F900' AND U&'\FAFF'
                     )
                 ELSE '{}'
             END;
@@ -658,7 +668,10 @@ DECLARE
     v_moved boolean := false;
     -- a question: memories state things, and a question that moves or adds
     -- a few characters asks another thing
-    v_question boolean := (a || b) ~ '[？?吗呢谁哪几]|什么|怎么|多少|如何|是否';
+    v_question boolean := (a || b) LIKE ANY (ARRAY[
+        '%？%', '%?%', '%吗%', '%呢%', '%谁%', '%哪%', '%几%',
+        '%什么%', '%怎么%', '%多少%', '%如何%', '%是否%'
+    ]);
 BEGIN
     SELECT t.terms, t.positions, t.sequence INTO v_ta, v_pa, v_qa
     FROM pymem._term_positions(a) AS t;
@@ -858,7 +871,7 @@ RETURN array(
         SELECT
             'K:' || (pymem._person_words() ->> coalesce(
                 CASE
-                    WHEN w[1] ~ 's$' AND pymem._person_words() ? left(w[1], -1)
+                    WHEN right(w[1], 1) = 's' AND pymem._person_words() ? left(w[1], -1)
                         THEN left(w[1], -1)
                 END,
                 w[1]
@@ -866,7 +879,7 @@ RETURN array(
         FROM regexp_matches(lower(content), '[a-z]+', 'g') AS w
         WHERE
             pymem._person_words() ? w[1]
-            OR (w[1] ~ 's$' AND pymem._person_words() ? left(w[1], -1))
+            OR (right(w[1], 1) = 's' AND pymem._person_words() ? left(w[1], -1))
         UNION ALL
         SELECT 'K:' || (pymem._person_words() ->> w[1])
         FROM
@@ -996,7 +1009,9 @@ RETURN array(
         SELECT substr(run[1], i, 2)
         FROM regexp_matches(lower(coalesce(query_text, '')), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
             generate_series(1, greatest(char_length(run[1]) - 1, 1)) AS i
-        WHERE substr(run[1], i, 2) !~ '^(什么|怎么|哪里|哪儿|是不|不是|用户|吗|呢|的)$'
+        WHERE
+            substr(run[1], i, 2)
+            NOT IN ('什么', '怎么', '哪里', '哪儿', '是不', '不是', '用户', '吗', '呢', '的')
     ) AS t
     WHERE t.token <> ''
 );
