@@ -503,8 +503,8 @@ END;
 $$;
 
 -- The terms a text leads with a word of direction ("from", "to", "从", "到",
--- "向", "给"): each such word with the first of the given terms after it
--- ('from:oslo', 'to:berlin'; 'to:' when none follows).
+-- "向", "给"): each time such a word is said, with the first of the given
+-- terms after it ('from:oslo', 'to:berlin'; 'to:' when none follows).
 CREATE OR REPLACE FUNCTION pymem._directed_terms(content text, terms text[])
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -512,7 +512,7 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
     WITH t AS MATERIALIZED (SELECT * FROM pymem._tokens(content))
     SELECT array(
-        SELECT DISTINCT m.token || ':' || coalesce((
+        SELECT m.token || ':' || coalesce((
             SELECT n.term FROM t AS n
             WHERE n.n > m.n AND n.term = ANY(terms)
             ORDER BY n.n LIMIT 1
@@ -541,14 +541,20 @@ AS $$
             SELECT d, split_part(d, ':', 1) AS word
             FROM unnest(pymem._directed_terms(b, shared)) AS d
         ),
-        words AS (SELECT word FROM da INTERSECT SELECT word FROM db)
-    SELECT EXISTS (
-        (SELECT d FROM da WHERE word IN (SELECT w.word FROM words AS w)
-        EXCEPT SELECT d FROM db)
-        UNION ALL
-        (SELECT d FROM db WHERE word IN (SELECT w.word FROM words AS w)
-        EXCEPT SELECT d FROM da)
-    )
+        -- the words each text says once ("wants to learn to cook" says "to"
+        -- twice, in another sense)
+        words AS (
+            SELECT word FROM da GROUP BY word HAVING count(*) = 1
+            INTERSECT
+            SELECT word FROM db GROUP BY word HAVING count(*) = 1
+        )
+    -- most statements say none of them: no tokenising for those
+    SELECT lower(a) LIKE ANY (ARRAY['%from%', '%to%', '%从%', '%到%', '%向%', '%给%'])
+        AND lower(b) LIKE ANY (ARRAY['%from%', '%to%', '%从%', '%到%', '%向%', '%给%'])
+        AND EXISTS (
+            SELECT FROM da INNER JOIN db USING (word)
+            WHERE word IN (SELECT w.word FROM words AS w) AND da.d <> db.d
+        )
 $$;
 
 -- Whether b's other order of the shared terms is a restatement's and no
@@ -690,7 +696,17 @@ BEGIN
     -- one says all the other says and more; a question adds a word to ask
     -- another thing ("淘宝" / "淘宝特价版" stays a changed term as any other)
     added_detail := changed > 0 AND cardinality(v_sa) = least(cardinality(v_ta), cardinality(v_tb))
-        AND NOT v_question;
+        AND cardinality(v_sa) > 0 AND NOT v_question
+        -- an added word that places the fact in the past, cancels it or takes
+        -- a stance on it is no detail ("我以前住在上海" / "我住在上海",
+        -- "张伟的老婆讨厌做晚饭")
+        AND NOT EXISTS (
+            SELECT FROM unnest(ARRAY[
+                '以前', '之前', '曾经', '原来', '过去', '不再', '取消', '讨厌', '假装',
+                '已经', '打算', '计划', '将要', '刚刚', '还没', '想', '要', '怕'
+            ]) AS w
+            WHERE (strpos(a, w) > 0) <> (strpos(b, w) > 0)
+        );
     -- every occurrence of the shared terms, in order: a term said twice on one
     -- side only is another order too
     v_qa := array(SELECT x FROM unnest(v_qa) WITH ORDINALITY AS u (x, i) WHERE x = ANY(v_tb) ORDER BY i);
@@ -731,12 +747,12 @@ BEGIN
         -- few characters moved ask another thing ("为什么奥特曼不打小怪兽" /
         -- "为什么奥特曼打不赢小怪兽"): there only the shapes above are a
         -- restatement's (docs/calibration.md)
-        -- In a comparison any other order is a swap: the order of the things
-        -- compared is what it says ("prefers tea to coffee" / "likes coffee
-        -- more than tea", "Tariq is older than his brother" / "Tariq's
-        -- brother is older than him").
+        -- In a comparison any other order is a swap, a moved block too: the
+        -- order of the things compared is what it says ("prefers tea to
+        -- coffee" / "likes coffee more than tea", "Tariq is older than his
+        -- brother" / "Tariq's brother is older than Tariq").
         role_swap := reordered AND (
-            (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred|over)\M|比|胜过|而不是|不如|还是'
+            (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred)\M|胜过|而不是|不如'
             OR NOT v_moved AND NOT pymem._moved_block(a, b) AND (
                 greatest(cardinality(v_ta), cardinality(v_tb))
                 > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
@@ -908,9 +924,10 @@ RETURN array(
 -- that linked them (pymem._traded_terms); two names trade places, unless
 -- both texts say the same of who owns what ("Lena's roommate Priya" /
 -- "Priya, Lena's roommate"; "Rosa taught Omar" / "Omar gave Rosa lessons"
--- is a swap). Any other reorder is a restatement's, even with a word
--- changed ("Maya drinks her coffee with oat milk" / "Maya takes oat milk in
--- her coffee"), unless a text compares (pymem._term_difference).
+-- is a swap); or both texts say who owns what, differently. Any other
+-- reorder is a restatement's, even with a word changed ("Maya drinks her
+-- coffee with oat milk" / "Maya takes oat milk in her coffee"), unless a
+-- text compares (pymem._term_difference).
 CREATE OR REPLACE FUNCTION pymem._exchanged_roles(a text, b text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -921,7 +938,14 @@ AS $$
             SELECT substr(p, 3) FROM unnest(pymem._people(a)) AS p WHERE p LIKE 'N:%'
         ) AS names
     )
-    SELECT EXISTS (
+    -- who owns what changed ("A small press published Yuki's novel" /
+    -- "Yuki's small press published a novel")
+    SELECT coalesce(
+        (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(a) AS p)
+        <> (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(b) AS p),
+        FALSE
+    )
+        OR EXISTS (
             SELECT
             FROM pymem._traded_terms(a, b) AS t, names AS n
             WHERE t.anchored OR t.linked OR (

@@ -1179,6 +1179,11 @@ ROLE_SWAPS = [
     ("Ines prefers tea to coffee", "Ines likes coffee more than tea", True),
     # (a comparison before the moved block too: "older brother" moves as a block)
     ("Tariq is older than his brother", "Tariq's brother is older than Tariq", True),
+    # ... a word that only looks like one is none ("over the weekend", 比赛)
+    ("Over the weekend Ana painted the fence", "Ana painted the fence over the weekend", False),
+    ("周末唐宁去看足球比赛", "唐宁周末去看足球比赛", False),
+    # ... and who owns what, said differently, is a swap
+    ("A small press published Yuki's novel", "Yuki's small press published a novel", True),
     ("Ivo grows tomatoes and sells tomatoes", "Ivo sells tomatoes he grows", True),
     ("为什么奥特曼不打小怪兽", "为什么奥特曼打不赢小怪兽", True),
     # a short Chinese statement turned round is a restatement, as in English
@@ -1188,8 +1193,10 @@ ROLE_SWAPS = [
     ("Mia moved from Oslo to Berlin", "Mia moved to Oslo from Berlin", True),
     ("郑洁的老板向她汇报", "郑洁向她的老板汇报", True),
     ("Ana sends money to her mother", "Ana's mother sends money to her", True),
-    # ... not the same one said where the other text does not say it, or moved
+    # ... not the same one said where the other text does not say it, or moved, or said
+    # twice in another sense
     ("Omar adds cardamom to his coffee", "Omar takes his coffee with cardamom", False),
+    ("User wants to learn to cook", "User wants to learn cooking", False),
     ("Every morning Ana goes to the gym", "Ana goes to the gym every morning", False),
     # the little words that linked the parties kept
     ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", True),
@@ -1209,6 +1216,27 @@ def test_which_other_order_is_a_role_swap(sql, old, new, swap):
         "SELECT role_swap FROM pymem._term_difference(%s, %s)", (old, new)
     ).fetchone()
     assert found is swap
+
+
+# pymem._term_difference's added_detail: one text says all the other says and more
+ADDED_DETAIL = [
+    ("唐宁在乐队弹贝斯", "唐宁在一个乐队里弹贝斯", True),
+    # not a word that places the fact in the past, cancels it or takes a stance on it
+    ("我住在上海", "我以前住在上海", False),
+    ("我计划去日本", "我取消了去日本的计划", False),
+    ("张伟的老婆做晚饭", "张伟的老婆讨厌做晚饭", False),
+    # not a question, nor a text with no content term
+    ("唐宁在哪个乐队弹贝斯", "唐宁在哪个乐队里弹电贝斯", False),
+    ("👍", "唐宁在乐队弹贝斯", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "added"), ADDED_DETAIL)
+def test_which_pair_adds_a_detail(sql, old, new, added):
+    (found,) = sql.execute(
+        "SELECT added_detail FROM pymem._term_difference(%s, %s)", (old, new)
+    ).fetchone()
+    assert found is added
 
 
 OWNERS = [
