@@ -933,30 +933,28 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
-    WITH names AS MATERIALIZED (
-        SELECT array(
-            SELECT substr(p, 3) FROM unnest(pymem._people(a)) AS p WHERE p LIKE 'N:%'
-        ) AS names
+    WITH s AS MATERIALIZED (
+        SELECT
+            array(
+                SELECT substr(p, 3) FROM unnest(pymem._people(a)) AS p WHERE p LIKE 'N:%'
+            ) AS names,
+            (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(a) AS p) AS owned_a,
+            (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(b) AS p) AS owned_b
     )
-    -- who owns what changed ("A small press published Yuki's novel" /
-    -- "Yuki's small press published a novel")
-    SELECT coalesce(
-        (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(a) AS p)
-        <> (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(b) AS p),
-        FALSE
-    )
+    SELECT
+        -- who owns what changed ("A small press published Yuki's novel" /
+        -- "Yuki's small press published a novel")
+        coalesce(s.owned_a <> s.owned_b, FALSE)
         OR EXISTS (
             SELECT
-            FROM pymem._traded_terms(a, b) AS t, names AS n
+            FROM pymem._traded_terms(a, b) AS t
             WHERE t.anchored OR t.linked OR (
-                t.x = ANY(n.names) AND t.y = ANY(n.names)
-                AND NOT coalesce(
-                    (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(a) AS p)
-                    = (SELECT array_agg(p ORDER BY p) FROM pymem._possessions(b) AS p),
-                    false
-                )
+                -- names that trade places, unless both texts say who owns what alike
+                t.x = ANY(s.names) AND t.y = ANY(s.names)
+                AND NOT coalesce(s.owned_a = s.owned_b, FALSE)
             )
         )
+    FROM s
 $$;
 
 -- Whether two texts are about the same people (pymem._people): NULL when
