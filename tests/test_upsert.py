@@ -1176,6 +1176,7 @@ ROLE_SWAPS = [
     # stays between them, a comparison, a term said twice, or a question
     ("Rosa taught Omar to drive", "Omar gave Rosa driving lessons", True),
     ("The cat chased the dog", "The dog chased the cat", True),
+    ("Cats chase dogs", "Dogs chase cats", True),
     ("Ines prefers tea to coffee", "Ines likes coffee more than tea", True),
     # (a comparison before the moved block too: "older brother" moves as a block)
     ("Tariq is older than his brother", "Tariq's brother is older than Tariq", True),
