@@ -87,10 +87,10 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public, pg_temp
--- a user's rows in the order of the heap (bitmap scans), not of an index: a
--- generic plan's index scan visits them in fingerprint order, and at 10,000
--- memories that cost 1-2 ms more than the same pages read in order
-SET enable_indexscan = off
+-- planned once per session: memories_hot_idx serves every call alike (one key,
+-- its entries in heap order, its predicate the scan's filters), and a custom
+-- plan cost each call more to make than it saved (docs/scaling.md)
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -145,64 +145,80 @@ BEGIN
     LOOP
         FOR v_row IN
             WITH pool AS MATERIALIZED (
-                SELECT r.*
+                -- each row carries only its place, its id and its relevance; the
+                -- decay's columns, the end of validity and the similarity and
+                -- lexical share shown are read for the pool's rows only, by ctid
+                -- (the version this statement's snapshot saw)
+                SELECT
+                    m.tid, m.id,
+                    -- the documented sum, in its order: (sim + weight * lex) + boost
+                    (1 - (m.embedding <=> recall.query_embedding))
+                    + v_weight * CASE WHEN v_token_count > 0 THEN (
+                        SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
+                        FROM unnest(v_tokens) AS t
+                    )::double precision / v_token_count ELSE 0 END
+                    + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS rel
                 FROM (
-                    SELECT
-                        s.id, s.kind, s.importance, s.decay_rate, s.last_access_at, s.sim, s.lex,
-                        s.boost, s.sim + v_weight * s.lex + s.boost AS rel
-                    FROM (
-                        SELECT
-                            m.id, m.kind, m.importance, m.decay_rate, m.last_access_at,
-                            1 - (m.embedding <=> recall.query_embedding) AS sim,
-                            CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS boost,
-                            CASE WHEN v_token_count > 0 THEN (
-                                SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
-                                FROM unnest(v_tokens) AS t
-                            )::double precision / v_token_count ELSE 0 END AS lex
-                        FROM pymem.memories AS m
-                        WHERE m.user_id = recall.user_id
-                            AND m.consolidated_into IS NULL
-                            AND m.deleted_at IS NULL
-                            AND (recall.include_cold OR m.tier = 'hot')
-                            AND (m.valid_until IS NULL OR m.valid_until > recall.at)
-                            AND (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
-                        -- a fence: each row's distance is computed once, not once per use
-                        OFFSET 0
-                    ) AS s
-                    WHERE recall.min_similarity IS NULL OR s.sim >= recall.min_similarity
-                ) AS r
+                    -- hot rows through memories_hot_idx, whose predicate holds every
+                    -- filter: nothing past the vector is read, and its entries are
+                    -- in heap order; cold ones only when asked for
+                    SELECT h.ctid AS tid, h.id, h.kind, h.content, h.embedding
+                    FROM pymem.memories AS h
+                    WHERE h.user_id = recall.user_id
+                        AND h.consolidated_into IS NULL
+                        AND h.deleted_at IS NULL
+                        AND h.tier = 'hot'
+                    UNION ALL
+                    SELECT c.ctid, c.id, c.kind, c.content, c.embedding
+                    FROM pymem.memories AS c
+                    WHERE recall.include_cold
+                        AND c.user_id = recall.user_id
+                        AND c.consolidated_into IS NULL
+                        AND c.deleted_at IS NULL
+                        AND c.tier = 'cold'
+                ) AS m
+                WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
+                    -- a second distance only when the option is set
+                    AND (
+                        recall.min_similarity IS NULL
+                        OR 1 - (m.embedding <=> recall.query_embedding) >= recall.min_similarity
+                    )
                 -- the bound, greatest(rel, rel * floor), rises with rel (the floor
                 -- is in [0, 1]): the rows of the highest bound are those of the
                 -- highest rel, and a sort by rel spares the scan the bound's
                 -- expression on every row
-                ORDER BY r.rel DESC
+                ORDER BY rel DESC
                 LIMIT v_pool + 1
             ),
             scored AS (
                 SELECT
-                    p.id, p.sim, p.lex, p.strength,
+                    p.tid, p.id, p.strength,
                     p.rel * (v_floor + (1 - v_floor) * p.strength) AS final_score
                 FROM (
                     SELECT
-                        pool.*,
+                        pool.*, m.kind,
                         pymem.decay_score(
-                            pool.importance,
-                            coalesce(pool.decay_rate, (v_rates ->> pool.kind)::double precision),
-                            pool.last_access_at, recall.at
+                            m.importance,
+                            coalesce(m.decay_rate, (v_rates ->> m.kind)::double precision),
+                            m.last_access_at, recall.at
                         ) AS strength
                     FROM pool
+                    INNER JOIN pymem.memories AS m
+                        ON m.user_id = recall.user_id AND m.ctid = pool.tid
+                    -- an expired row in the pool is left out of the answer, not of
+                    -- the bound: the rows the pool left out rank below it either way
+                    WHERE m.valid_until IS NULL OR m.valid_until > recall.at
                 ) AS p
                 ORDER BY final_score DESC, p.id
                 LIMIT recall.k
-            )
-            SELECT
-                sc.*, m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
-                m.last_access_at, m.valid_until,
-                -- proven: the pool held every row, or its k-th score beats every bound
-                -- left out (with a margin for rounding: a near tie takes the second pass)
-                v_pool IS NULL OR (SELECT count(*) FROM pool) <= v_pool OR (
-                    count(*) OVER () = recall.k
-                    AND min(sc.final_score) OVER () > (
+            ),
+            -- proven: the pool held every row, or its k-th score beats every bound
+            -- left out (with a margin for rounding: a near tie takes the second pass);
+            -- one row even when no row is shown (every row of the pool expired)
+            verdict AS (
+                SELECT v_pool IS NULL OR (SELECT count(*) FROM pool) <= v_pool OR (
+                    (SELECT count(*) FROM scored) = recall.k
+                    AND (SELECT min(sc.final_score) FROM scored AS sc) > (
                         SELECT b.bound + 1e-9 * (1 + abs(b.bound))
                         FROM (
                             SELECT greatest(min(p.rel), min(p.rel) * v_floor) AS bound
@@ -210,8 +226,23 @@ BEGIN
                         ) AS b
                     )
                 ) AS proven
-            FROM scored AS sc
-            INNER JOIN pymem.memories AS m ON m.user_id = recall.user_id AND m.id = sc.id
+            )
+            SELECT
+                v.proven, sc.id, sc.strength, sc.final_score,
+                -- the same expressions as the pool's relevance, for the k rows shown
+                1 - (m.embedding <=> recall.query_embedding) AS sim,
+                CASE WHEN v_token_count > 0 THEN (
+                    SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
+                    FROM unnest(v_tokens) AS t
+                )::double precision / v_token_count ELSE 0 END AS lex,
+                m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
+                m.last_access_at, m.valid_until
+            FROM verdict AS v
+            LEFT JOIN (
+                scored AS sc
+                INNER JOIN pymem.memories AS m
+                    ON m.user_id = recall.user_id AND m.ctid = sc.tid
+            ) ON v.proven
             ORDER BY sc.final_score DESC, sc.id
         LOOP
             IF NOT v_row.proven THEN
@@ -219,6 +250,7 @@ BEGIN
                 v_pool := CASE WHEN v_pool = 8 * recall.k + 64 THEN v_pool * 16 END;
                 CONTINUE passes;
             END IF;
+            EXIT passes WHEN v_row.id IS NULL;
             memory_id := v_row.id;
             content := v_row.content;
             kind := v_row.kind;

@@ -86,6 +86,10 @@ _STABLE_UPDATE = (
     "its own UPDATE moves a timestamp column by an interval, a STABLE expression over a column"
     " that Citus refuses in an UPDATE of a distributed table"
 )
+_WORKER_PLANS = (
+    "reads the plan or the statistics of the coordinator's session: on Citus recall and"
+    " touch run on the user's worker, against a shard"
+)
 _CLOCKS = (
     "compares a decay score to 1e-9 with the coordinator's now(): on Citus the rows were"
     " written at the worker's now(), that transaction's own, some milliseconds later"
@@ -134,6 +138,8 @@ SKIP: dict[str, dict[str, str]] = {
         "test_sleep_habit_and_last_nights_state_do_not_conflict": _PRIVATE,
     },
     "tests/test_recall.py": {
+        "test_a_touch_is_still_a_hot_update": _WORKER_PLANS,
+        "test_the_scan_reads_hot_rows_through_the_hot_index_and_filters_nothing": _WORKER_PLANS,
         "test_floor_keeps_a_highly_similar_old_memory_above_an_unrelated_fresh_one": _CLOCKS,
         "test_higher_importance_ranks_higher_at_equal_similarity_and_age": _CLOCKS,
         "test_old_untouched_memory_ranks_below_fresh_one_of_same_similarity": _CLOCKS,

@@ -14,12 +14,16 @@ fresh memory has age 0 at the default ``at``.
 from __future__ import annotations
 
 import math
+import re
 from datetime import timedelta
 
 import numpy as np
+import psycopg
 import pytest
+from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 
+from pymem import MemoryStore
 from pymem.errors import (
     DimensionMismatch,
     InvalidParameter,
@@ -465,6 +469,118 @@ def test_cold_rows_that_fill_the_first_pool_are_passed_over(store, sql):
         both = store.recall(USER, Q, k, include_cold=True)
         assert ids(both) == _ranked_by_formula(sql, k, tiers=("hot", "cold")), k
         assert {h.tier for h in both} == {"cold"}
+
+
+def test_expired_rows_that_fill_the_first_pool_are_passed_over(store, sql):
+    """200 expired memories closer than every valid one, more than the first pool holds:
+    the scan leaves the end of validity to the pool's rows (it lies past the vector), so
+    the first pool holds expired rows only; they are left out of the answer, not of the
+    proof, and the answer is the valid rows as the formula ranks them, with or without
+    query text and cold rows."""
+    _bulk(sql, 200, 0.9, 1.0, other=1, label="expired")
+    sql.execute(
+        "UPDATE pymem.memories SET valid_until = now() - interval '1 second'"
+        " WHERE user_id = %s AND content LIKE 'expired%%'",
+        (USER,),
+    )
+    _bulk(sql, 30, 0.8, 1.0, other=2, label="valid")
+    valid = sql.execute(
+        "SELECT m.id FROM pymem.memories AS m WHERE m.user_id = %s AND m.content LIKE 'valid%%'",
+        (USER,),
+    ).fetchall()
+    for k in (1, 10, 25):
+        expected = [i for i in _ranked_by_formula(sql, 230) if (i,) in valid][:k]
+        for kwargs in ({}, {"include_cold": True}, {"query_text": "valid"}):
+            hits = store.recall(USER, Q, k, **kwargs)
+            assert ids(hits) == expected, (k, kwargs)
+            assert all(h.content.startswith("valid") for h in hits)
+
+
+def _recall_plans(conn, *args, **kwargs) -> str:
+    """The plans of the statements one recall call runs (auto_explain, nested)."""
+    notices: list[str] = []
+
+    def keep(diagnostic) -> None:
+        notices.append(diagnostic.message_primary or "")
+
+    conn.execute("LOAD 'auto_explain'")
+    for name, value in (
+        ("log_min_duration", "0"),
+        ("log_nested_statements", "on"),
+        ("log_level", "notice"),
+    ):
+        conn.execute("SELECT set_config(%s, %s, false)", (f"auto_explain.{name}", value))
+    conn.add_notice_handler(keep)
+    try:
+        MemoryStore(conn).recall(*args, **kwargs)
+    finally:
+        conn.remove_notice_handler(keep)
+        conn.execute("SELECT set_config('auto_explain.log_min_duration', '-1', false)")
+    return "\n".join(notices)
+
+
+def test_the_scan_reads_hot_rows_through_the_hot_index_and_filters_nothing(fresh_dsn):
+    """memories_hot_idx's predicate holds every filter of recall's scan: the hot rows are
+    read through it (or a leaf's copy of it) with no filter on the heap row, so nothing
+    past the vector is read for a row outside the pool (a filter on the tier or the end of
+    validity cost about 0.3 us a row, docs/scaling.md). Checked on the plan recall keeps
+    for the session (a generic one), in a store of 20 users with statistics."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute(
+            "INSERT INTO pymem.memories (user_id, kind, content, embedding, tier)"
+            " SELECT 'u' || (i %% 20), 'fact', 'row ' || i, %s,"
+            " CASE WHEN i %% 5 = 0 THEN 'cold' ELSE 'hot' END"
+            " FROM generate_series(1, 4000) AS i",
+            (at_cosine(0.5, 0, 1),),
+        )
+        conn.execute("ANALYZE pymem.memories")
+        plans = _recall_plans(conn, "u1", Q, 5)
+    lines = plans.splitlines()
+    # (the line of the node that reads the heap, the index it reads through)
+    scans = []
+    for i, line in enumerate(lines):
+        found = re.search(r"Index Scan using (\S+) on memories", line)
+        if found:
+            scans.append((i, found.group(1)))
+        found = re.search(r"Bitmap Index Scan on (\S+)", line)
+        if found:
+            heap = max(j for j in range(i) if "Bitmap Heap Scan on memories" in lines[j])
+            scans.append((heap, found.group(1)))
+    with psycopg.connect(fresh_dsn) as conn:
+        hot = {
+            name
+            for _, name in scans
+            if conn.execute(
+                "SELECT to_regclass(%s) = 'pymem.memories_hot_idx'::regclass OR EXISTS ("
+                " SELECT FROM pg_inherits WHERE inhrelid = to_regclass(%s)"
+                " AND inhparent = 'pymem.memories_hot_idx'::regclass)",
+                (f"pymem.{name}", f"pymem.{name}"),
+            ).fetchone()[0]
+        }
+    assert hot, plans
+    for i, name in scans:
+        if name in hot:
+            detail = []
+            for line in lines[i + 1 :]:
+                if "->" in line:
+                    break
+                detail.append(line)
+            assert not [d for d in detail if "Filter" in d and re.search("tier|valid_until", d)]
+
+
+def test_a_touch_is_still_a_hot_update(store, sql):
+    """The tier is in memories_hot_idx's predicate, so a change of tier is no HOT update;
+    a touch (recall with touch, a re-mention) leaves the tier alone and stays one."""
+    mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
+    hot_updates = (
+        "SELECT sum(pg_stat_get_xact_tuples_hot_updated(r.relid))::integer FROM ("
+        " SELECT 'pymem.memories'::regclass AS relid UNION"
+        " SELECT t.relid FROM pg_partition_tree('pymem.memories') AS t WHERE t.isleaf) AS r"
+    )
+    before = sql.execute(hot_updates).fetchone()[0]
+    assert store.touch(USER, [mid]) == 1
+    assert sql.execute(hot_updates).fetchone()[0] == before + 1
 
 
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
