@@ -87,9 +87,9 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public, pg_temp
--- planned once per session: memories_hot_idx serves every call alike (one key,
--- its entries in heap order, its predicate the scan's filters), and a custom
--- plan cost each call more to make than it saved (docs/scaling.md)
+-- planned once per session: memories_user_live_idx serves every call alike (one
+-- key, its entries in heap order, its predicate the scan's live filters), and a
+-- custom plan cost each call more to make than it saved (docs/scaling.md)
 SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
@@ -159,23 +159,16 @@ BEGIN
                     )::double precision / v_token_count ELSE 0 END
                     + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS rel
                 FROM (
-                    -- hot rows through memories_hot_idx, whose predicate holds every
-                    -- filter: nothing past the vector is read, and its entries are
-                    -- in heap order; cold ones only when asked for
+                    -- through memories_user_live_idx: one key, its entries in heap
+                    -- order; the tier is the one column past the vector read for
+                    -- every row (decay's updates of it stay HOT only while no index
+                    -- names it)
                     SELECT h.ctid AS tid, h.id, h.kind, h.content, h.embedding
                     FROM pymem.memories AS h
                     WHERE h.user_id = recall.user_id
                         AND h.consolidated_into IS NULL
                         AND h.deleted_at IS NULL
-                        AND h.tier = 'hot'
-                    UNION ALL
-                    SELECT c.ctid, c.id, c.kind, c.content, c.embedding
-                    FROM pymem.memories AS c
-                    WHERE recall.include_cold
-                        AND c.user_id = recall.user_id
-                        AND c.consolidated_into IS NULL
-                        AND c.deleted_at IS NULL
-                        AND c.tier = 'cold'
+                        AND (recall.include_cold OR h.tier = 'hot')
                 ) AS m
                 WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
                     -- a second distance only when the option is set

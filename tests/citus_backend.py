@@ -138,8 +138,8 @@ SKIP: dict[str, dict[str, str]] = {
         "test_sleep_habit_and_last_nights_state_do_not_conflict": _PRIVATE,
     },
     "tests/test_recall.py": {
-        "test_a_touch_is_still_a_hot_update": _WORKER_PLANS,
-        "test_the_scan_reads_hot_rows_through_the_hot_index_and_filters_nothing": _WORKER_PLANS,
+        "test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity": (_WORKER_PLANS),
+        "test_touches_and_decay_are_still_hot_updates": _WORKER_PLANS,
         "test_floor_keeps_a_highly_similar_old_memory_above_an_unrelated_fresh_one": _CLOCKS,
         "test_higher_importance_ranks_higher_at_equal_similarity_and_age": _CLOCKS,
         "test_old_untouched_memory_ranks_below_fresh_one_of_same_similarity": _CLOCKS,

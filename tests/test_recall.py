@@ -519,12 +519,13 @@ def _recall_plans(conn, *args, **kwargs) -> str:
     return "\n".join(notices)
 
 
-def test_the_scan_reads_hot_rows_through_the_hot_index_and_filters_nothing(fresh_dsn):
-    """memories_hot_idx's predicate holds every filter of recall's scan: the hot rows are
-    read through it (or a leaf's copy of it) with no filter on the heap row, so nothing
-    past the vector is read for a row outside the pool (a filter on the tier or the end of
-    validity cost about 0.3 us a row, docs/scaling.md). Checked on the plan recall keeps
-    for the session (a generic one), in a store of 20 users with statistics."""
+def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fresh_dsn):
+    """Recall's scan reads the user's live rows through memories_user_live_idx (or a
+    leaf's copy of it), one key whose entries are in heap order, and filters a row on its
+    tier alone: the end of validity, further past the vector, is read for the pool's rows
+    only (each column past the vector cost about 0.2 us a row, docs/scaling.md). Checked
+    on the plan recall keeps for the session (a generic one), in a store of 20 users with
+    statistics."""
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         register_vector(conn)
         conn.execute(
@@ -548,30 +549,31 @@ def test_the_scan_reads_hot_rows_through_the_hot_index_and_filters_nothing(fresh
             heap = max(j for j in range(i) if "Bitmap Heap Scan on memories" in lines[j])
             scans.append((heap, found.group(1)))
     with psycopg.connect(fresh_dsn) as conn:
-        hot = {
+        used = {
             name
             for _, name in scans
             if conn.execute(
-                "SELECT to_regclass(%s) = 'pymem.memories_hot_idx'::regclass OR EXISTS ("
+                "SELECT to_regclass(%s) = 'pymem.memories_user_live_idx'::regclass OR EXISTS ("
                 " SELECT FROM pg_inherits WHERE inhrelid = to_regclass(%s)"
-                " AND inhparent = 'pymem.memories_hot_idx'::regclass)",
+                " AND inhparent = 'pymem.memories_user_live_idx'::regclass)",
                 (f"pymem.{name}", f"pymem.{name}"),
             ).fetchone()[0]
         }
-    assert hot, plans
+    assert used, plans
     for i, name in scans:
-        if name in hot:
+        if name in used:
             detail = []
             for line in lines[i + 1 :]:
                 if "->" in line:
                     break
                 detail.append(line)
-            assert not [d for d in detail if "Filter" in d and re.search("tier|valid_until", d)]
+            assert not [d for d in detail if "Filter" in d and "valid_until" in d]
 
 
-def test_a_touch_is_still_a_hot_update(store, sql):
-    """The tier is in memories_hot_idx's predicate, so a change of tier is no HOT update;
-    a touch (recall with touch, a re-mention) leaves the tier alone and stays one."""
+def test_touches_and_decay_are_still_hot_updates(store, sql):
+    """No index names the tier or the columns a touch changes: a touch (recall with
+    touch, a re-mention) and decay cooling a memory are HOT updates, which write no index
+    entry."""
     mid = add(store, sql, "likes green tea", at_cosine(0.9, 0, 1))
     hot_updates = (
         "SELECT sum(pg_stat_get_xact_tuples_hot_updated(r.relid))::integer FROM ("
@@ -581,6 +583,12 @@ def test_a_touch_is_still_a_hot_update(store, sql):
     before = sql.execute(hot_updates).fetchone()[0]
     assert store.touch(USER, [mid]) == 1
     assert sql.execute(hot_updates).fetchone()[0] == before + 1
+    cooled = sql.execute(
+        "SELECT cooled FROM pymem.apply_decay(now() + interval '100 years', user_id => %s)",
+        (USER,),
+    ).fetchone()[0]
+    assert cooled == 1
+    assert sql.execute(hot_updates).fetchone()[0] == before + 2
 
 
 # --- 4. lexical boost, Chinese and English -------------------------------------------------
