@@ -3,10 +3,12 @@
 -- the user's pages in order without building a bitmap (memories_live_idx
 -- orders them by kind first: one sweep of the heap per kind), and one generic
 -- plan serves every call. The tier stays out of every index, so decay's
--- updates of it stay HOT.
+-- updates of it stay HOT. IF NOT EXISTS: on a large store a DBA may build it
+-- first with CREATE INDEX CONCURRENTLY under this name and definition
+-- (docs/operations.md).
 -- depends: 0018.added-detail
 
-CREATE INDEX memories_user_live_idx ON pymem.memories (user_id)
+CREATE INDEX IF NOT EXISTS memories_user_live_idx ON pymem.memories (user_id)
 WHERE consolidated_into IS NULL AND deleted_at IS NULL;
 
 UPDATE pymem.schema_info SET version = 19;

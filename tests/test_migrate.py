@@ -299,3 +299,25 @@ def test_a_function_whose_columns_changed_is_made_again_and_no_other_is(fresh_ds
     migrate(fresh_dsn)
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute(current, ("pymem.pending_reviews(text)",)).fetchone()[0] == oid
+
+
+def test_recalls_index_built_beforehand_without_blocking_writes_is_kept(fresh_dsn):
+    """A DBA builds migration 0019's index with CREATE INDEX CONCURRENTLY (writes go on)
+    before upgrading a large store; the migration then finds it and builds nothing
+    (docs/operations.md). Simulated on a store at version 18."""
+    definition = (
+        "ON pymem.memories (user_id) WHERE consolidated_into IS NULL AND deleted_at IS NULL"
+    )
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("DROP INDEX pymem.memories_user_live_idx")
+        conn.execute("DELETE FROM _yoyo_migration WHERE migration_id = '0019.user-live-index'")
+        conn.execute("UPDATE pymem.schema_info SET version = 18")
+        conn.execute(f"CREATE INDEX CONCURRENTLY memories_user_live_idx {definition}")
+        oid = conn.execute("SELECT 'pymem.memories_user_live_idx'::regclass::oid").fetchone()[0]
+    assert migrate(fresh_dsn).applied == ["0019.user-live-index"]
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT pymem.schema_version()").fetchone()[0] == 19
+        assert (
+            conn.execute("SELECT 'pymem.memories_user_live_idx'::regclass::oid").fetchone()[0]
+            == oid
+        )
