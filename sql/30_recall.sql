@@ -87,10 +87,6 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public, pg_temp
--- planned once per session: memories_user_live_idx serves every call alike (one
--- key, its entries in heap order, its predicate the scan's live filters), and a
--- custom plan cost each call more to make than it saved (docs/scaling.md)
-SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE

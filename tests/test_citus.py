@@ -328,9 +328,10 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
 @citus
 def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     """A store distributed at an earlier release takes the migrations written since
-    (0016, 0017, 0018: columns with CHECKs on the reference table pymem.settings, attributes
-    of a type, a column of pymem.kinds); Citus refuses a column added with its constraint in one
-    command, so a migration adds them apart. Rolled back here with yoyo, then applied by
+    (0016, 0017, 0018, 0019: columns with CHECKs on the reference table pymem.settings,
+    attributes of a type, a column of pymem.kinds, an index of the distributed memories);
+    Citus refuses a column added with its constraint in one command, so a migration adds
+    them apart. Rolled back here with yoyo, then applied by
     `pymem migrate` on the distributed store."""
     from yoyo import get_backend, read_migrations
 
@@ -342,7 +343,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         )
     try:
         latest = read_migrations(str(migrations_dir())).filter(
-            lambda m: m.id.split(".", 1)[0] in ("0016", "0017", "0018")
+            lambda m: m.id.split(".", 1)[0] in ("0016", "0017", "0018", "0019")
         )
         with backend.lock():
             backend.rollback_migrations(backend.to_rollback(latest))
@@ -350,7 +351,12 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         backend.connection.close()
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT version FROM pymem.schema_info").fetchone() == (15,)
-    assert [m.split(".", 1)[0] for m in migrate(fresh_dsn).applied] == ["0016", "0017", "0018"]
+    assert [m.split(".", 1)[0] for m in migrate(fresh_dsn).applied] == [
+        "0016",
+        "0017",
+        "0018",
+        "0019",
+    ]
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:
             assert conn.execute(
@@ -359,6 +365,19 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
             assert conn.execute(
                 "SELECT review_against FROM pymem.kinds WHERE kind = 'event'"
             ).fetchone() == (["fact", "preference", "habit", "profile"],)
+    # 0019's index is on every shard of memories the workers hold
+    for node in _worker_dsns(fresh_dsn):
+        with psycopg.connect(node) as conn:
+            # Citus hides shards from the catalog unless asked
+            conn.execute("SET citus.show_shards_for_app_name_prefixes = '*'")
+            shards, indexed = conn.execute(
+                "SELECT count(*), count(*) FILTER (WHERE EXISTS ("
+                " SELECT FROM pg_index AS i JOIN pg_class AS x ON x.oid = i.indexrelid"
+                " WHERE i.indrelid = c.oid AND x.relname LIKE 'memories_user_live_idx%%'))"
+                " FROM pg_class AS c WHERE c.relnamespace = 'pymem'::regnamespace"
+                " AND c.relkind = 'r' AND c.relname ~ '^memories_[0-9]+$'"
+            ).fetchone()
+            assert shards > 0 and indexed == shards
     with psycopg.connect(fresh_dsn) as conn, pytest.raises(psycopg.errors.CheckViolation):
         conn.execute("UPDATE pymem.settings SET cross_kind_review_floor = 2")
     with MemoryStore(fresh_dsn) as store:

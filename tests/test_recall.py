@@ -524,8 +524,8 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
     leaf's copy of it), one key whose entries are in heap order, and filters a row on its
     tier alone: the end of validity, further past the vector, is read for the pool's rows
     only (each column past the vector cost about 0.2 us a row, docs/scaling.md). Checked
-    on the plan recall keeps for the session (a generic one), in a store of 20 users with
-    statistics."""
+    on the plan of a session's eighth call (the plan cache has chosen between custom and
+    generic plans by then), in a store of 20 users with statistics."""
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         register_vector(conn)
         conn.execute(
@@ -536,6 +536,8 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
             (at_cosine(0.5, 0, 1),),
         )
         conn.execute("ANALYZE pymem.memories")
+        for user in range(7):
+            MemoryStore(conn).recall(f"u{user}", Q, 5)
         plans = _recall_plans(conn, "u1", Q, 5)
     lines = plans.splitlines()
     # (the line of the node that reads the heap, the index it reads through)
