@@ -51,7 +51,7 @@ END;
 -- most its relevance (times the floor when the relevance is negative).
 -- The scan computes only the relevance of every row and keeps the
 -- 8k + 64 rows with the highest bound (the highest relevance); the decay, the
--- kinds' rates and the wide columns are read for those rows alone. The
+-- kinds' rates and the wide columns are read for those rows alone, by ctid. The
 -- pool is the answer when it held every row, or when its k-th exact
 -- score is above the bound of every row left out (the pool's smallest
 -- bound); otherwise the same statement runs again with a pool 16 times
@@ -223,12 +223,10 @@ BEGIN
             )
             SELECT
                 v.proven, sc.id, sc.strength, sc.final_score,
-                -- the same expressions as the pool's relevance, for the k rows shown
+                -- the same arithmetic as the pool's relevance, for the k rows shown
+                -- (ten calls: the function, not another inline copy)
                 1 - (m.embedding <=> recall.query_embedding) AS sim,
-                CASE WHEN v_token_count > 0 THEN (
-                    SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
-                    FROM unnest(v_tokens) AS t
-                )::double precision / v_token_count ELSE 0 END AS lex,
+                pymem._lexical_match(v_tokens, m.content) AS lex,
                 m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
                 m.last_access_at, m.valid_until
             FROM verdict AS v

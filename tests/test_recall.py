@@ -525,7 +525,8 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
     tier alone: the end of validity, further past the vector, is read for the pool's rows
     only (each column past the vector cost about 0.2 us a row, docs/scaling.md). Checked
     on the plan of a session's eighth call (the plan cache has chosen between custom and
-    generic plans by then), in a store of 20 users with statistics."""
+    generic plans by then), in a store of 20 users with statistics. The pool's rows are
+    read again by TID lookups, not by a second scan of the user's rows."""
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         register_vector(conn)
         conn.execute(
@@ -570,6 +571,10 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
                     break
                 detail.append(line)
             assert not [d for d in detail if "Filter" in d and "valid_until" in d]
+    # the pool's rows are read again one TID lookup each, never by a second scan of the
+    # user's rows hashed against the pool (what a partitioned store's planner chose)
+    assert "Tid Scan on memories" in plans, plans
+    assert "Hash Join" not in plans and "Merge Join" not in plans, plans
 
 
 def test_touches_and_decay_are_still_hot_updates(store, sql):
