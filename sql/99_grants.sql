@@ -37,7 +37,7 @@ REVOKE EXECUTE ON FUNCTION pymem.distribute_by_user(integer) FROM pymem_app, pub
 -- Helpers that no invoker path needs (docs/sql-api.md, "Security"): the
 -- trigger functions (a trigger fires without an EXECUTE check), the
 -- history-reason signature and the stack check (called only by SECURITY
--- DEFINER functions, as the owner), the DDL helper of migrate. Every
+-- DEFINER functions, as the owner), the DDL helpers of migrate. Every
 -- other private helper is called by the API functions as the app role, so
 -- it keeps EXECUTE; the ones that write take the per-user lock themselves
 -- or only run inside a public function's lock.
@@ -54,7 +54,8 @@ BEGIN
                     '_reason_mac', '_pymem_stack', '_create_history_triggers',
                     '_sync_partition_security', '_table_dependents',
                     '_citus_create_outbox', '_citus_distribute_tables',
-                    '_citus_distribute_functions', '_citus_distribute_types', '_citus_regrant'
+                    '_citus_distribute_functions', '_citus_distribute_types', '_citus_regrant',
+                    '_fit_recall_plans'
                 )
             )
     LOOP

@@ -386,6 +386,28 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     assert steak.matched_id == veg.memory_id
 
 
+@citus
+def test_recall_keeps_the_plan_caches_choice_on_citus(fresh_dsn):
+    """A store that is not distributed plans recall's ranking statement once, generic
+    (sql/96_citus.sql, _fit_recall_plans); Citus cannot make a distributed plan of it
+    with its parameters unresolved. `pymem migrate --citus` loads sql/ (the generic
+    setting) before it distributes: no node's recall, nor its copy run on the workers,
+    keeps the setting, and recall answers on the distributed store."""
+    for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
+        with psycopg.connect(node) as conn:
+            settings = conn.execute(
+                "SELECT p.oid::regprocedure::text, p.proconfig FROM pg_proc AS p"
+                " WHERE p.proname = 'recall'"
+                " AND p.pronamespace IN ('pymem'::regnamespace, 'pymem_citus'::regnamespace)"
+            ).fetchall()
+            assert len(settings) == 2, settings
+            assert not [s for s in settings if "plan_cache_mode" in str(s[1])], settings
+    with MemoryStore(fresh_dsn) as store:
+        tea = store.upsert("ann", "Ann drinks green tea", unit(0))
+        for _ in range(7):
+            assert [h.memory_id for h in store.recall("ann", unit(0), 3)] == [tea.memory_id]
+
+
 OLD_PENDING_REVIEWS = (
     "RETURNS TABLE (review_id uuid, cause text, memory_id uuid, matched_id uuid,"
     " fact_key text, similarity double precision, note text, created_at timestamptz,"
