@@ -16,7 +16,6 @@ Every text is checked against the store's limits before anything is embedded or 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import sys
@@ -62,11 +61,17 @@ def _read(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _lines(data: bytes) -> Iterator[str]:
-    # lines as a file splits them: a JSON string may hold U+2028, splitlines() would cut;
-    # a leading byte-order mark (an editor's UTF-8 "with BOM") is no part of line 1, as
-    # pymem eval reads its datasets
-    yield from io.StringIO(data.decode("utf-8-sig"), newline=None)
+def _lines(data: bytes) -> list[str]:
+    """The file's lines, without their ends, as a file opened in text mode splits them:
+    at \\n, \\r\\n and \\r only (a JSON string may hold U+2028, which str.splitlines()
+    would cut). A leading byte-order mark (an editor's UTF-8 "with BOM") is no part of line
+    1, as pymem eval reads its datasets. Two replaces and a split: iterating a StringIO
+    over a 1,536-d file's 30 KB lines cost 0.15 ms a line, a tenth of the import's."""
+    text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # after the end of the last line (or of an empty file): no line
+    return lines
 
 
 def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any], str]]:
@@ -89,7 +94,7 @@ def _records(data: bytes) -> Iterator[tuple[int, dict[str, Any], str]]:
             raise InvalidContent(
                 f"line {lineno}: {key}: text must not contain {what}", sqlstate="PM002"
             )
-        yield lineno, row, line.rstrip("\r\n")
+        yield lineno, row, line
 
 
 _ESCAPED_UNSENDABLE = re.compile(r"\\u(0000|[dD][89a-fA-F])")

@@ -464,3 +464,29 @@ def test_a_bad_line_in_the_callers_transaction_raises_its_own_error(conn, tmp_pa
     _write(path, [*rows, _line("ann", "Ann eats figs", unit(9), kind="banana")])
     with pytest.raises(UnknownKind, match="line 5"):
         import_file(MemoryStore(conn), path, batch_size=2, progress=None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\r\nb\r\n",
+        "a\rb\r",
+        "a\r\r\nb\n\n",
+        "\ufeffa\nb",
+        "tea\u2028every\u2029morning\x85\x0b\x0c\x1cend\r\n",
+        "\r\n\r\n",
+    ],
+)
+def test_lines_split_as_a_file_in_text_mode_splits_them(text):
+    """The importer's line splitter (two replaces and a split, for speed) gives the lines a
+    file opened in text mode gives, without their ends: only \\n, \\r\\n and \\r end one."""
+    from pymem.importer import _lines
+
+    data = text.encode("utf-8")
+    expected = [line.rstrip("\n") for line in io.StringIO(data.decode("utf-8-sig"), newline=None)]
+    assert _lines(data) == expected
