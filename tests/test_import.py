@@ -422,13 +422,17 @@ def test_a_source_reused_for_another_file_is_refused_not_skipped(fresh_dsn, tmp_
     assert "5 lines skipped" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("size", ["0", "-5"])
-def test_a_batch_size_below_one_is_refused(fresh_dsn, tmp_path, capsys, size):
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--batch-size", "0"), ("--batch-size", "-5"), ("--jobs", "0"), ("--jobs", "-2")],
+)
+def test_a_batch_size_or_jobs_below_one_is_refused(fresh_dsn, tmp_path, capsys, option, value):
     """--batch-size 0 was taken as 1, silently."""
     path = tmp_path / "m.jsonl"
-    _write(path, _stream(1, 3))
-    assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", size]) == 2
-    assert "batch_size must be a positive integer" in capsys.readouterr().err
+    _write(path, _stream(2, 3))
+    assert main(["--dsn", fresh_dsn, "import", str(path), option, value]) == 2
+    name = option.removeprefix("--").replace("-", "_")
+    assert f"{name} must be a positive integer" in capsys.readouterr().err
     with psycopg.connect(fresh_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
 
@@ -528,13 +532,3 @@ def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
     finally:
         for name in names:
             _drop(admin_dsn, name)
-
-
-@pytest.mark.parametrize("jobs", ["0", "-2"])
-def test_jobs_below_one_are_refused(fresh_dsn, tmp_path, capsys, jobs):
-    path = tmp_path / "m.jsonl"
-    _write(path, _stream(2, 3))
-    assert main(["--dsn", fresh_dsn, "import", str(path), "--jobs", jobs]) == 2
-    assert "jobs must be a positive integer" in capsys.readouterr().err
-    with psycopg.connect(fresh_dsn) as conn:
-        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
