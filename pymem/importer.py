@@ -193,7 +193,9 @@ def _writers(store: MemoryStore, jobs: int) -> list[MemoryStore]:
     connections, a pool's lends them; a store of one connection (the caller's
     transaction) is the only one."""
     if store._pool is not None:
-        return [store] * jobs
+        # no more writers than the pool has connections: a writer waiting for one would
+        # give up after the pool's timeout while the other's batch runs
+        return [store] * max(1, min(jobs, getattr(store._pool, "max_size", jobs)))
     if store._dsn is None or jobs == 1:
         return [store]
     return [store] + [MemoryStore(store._dsn, retries=store._retries) for _ in range(jobs - 1)]

@@ -506,6 +506,7 @@ def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
 
     from psycopg_pool import ConnectionPool
 
+    from pymem.importer import _writers
     from tests.conftest import _clone, _drop
 
     path = tmp_path / "m.jsonl"
@@ -525,6 +526,11 @@ def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
                 ).fetchone() == (2,)
         with ConnectionPool(pooled, min_size=2, max_size=2) as pool, MemoryStore(pool) as store:
             lent = import_file(store, path, progress=None, batch_size=7, jobs=2)
+        # no more writers than the pool lends connections: a writer waiting for one gives
+        # up after the pool's timeout while the other's batch runs
+        for size in (1, 2):
+            with ConnectionPool(pooled, min_size=1, max_size=size) as pool:
+                assert len(_writers(MemoryStore(pool), 4)) == size
         assert one.lines == two.lines == lent.lines == 205
         assert one.actions == two.actions == lent.actions
         assert one.actions["duplicate"] == 5
