@@ -15,6 +15,7 @@ Every text is checked against the store's limits before anything is embedded or 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -188,17 +189,38 @@ def _at_line(exc: PymemError, batch: list[tuple[int, dict[str, Any]]], user: str
     return type(exc)(f"{where}: {message}", sqlstate=exc.sqlstate, hint=exc.hint, detail=exc.detail)
 
 
-def _writers(store: MemoryStore, jobs: int) -> list[MemoryStore]:
+def _writers(store: MemoryStore, jobs: int, opened: list[MemoryStore]) -> list[MemoryStore]:
     """The stores an import writes through, one a job: a store of a DSN opens more
-    connections, a pool's lends them; a store of one connection (the caller's
-    transaction) is the only one."""
+    connections (each appended to ``opened``, for the caller to close), a pool's lends
+    them; a store of one connection (the caller's transaction) is the only one. A
+    connection the server refuses (its limit, a role's CONNECTION LIMIT) means fewer
+    writers, not a failed import."""
     if store._pool is not None:
-        # no more writers than the pool has connections: a writer waiting for one would
-        # give up after the pool's timeout while the other's batch runs
-        return [store] * max(1, min(jobs, getattr(store._pool, "max_size", jobs)))
-    if store._dsn is None or jobs == 1:
+        # no more writers than the pool has connections (0: no limit): a writer waiting
+        # for one would give up after the pool's timeout while the other's batch runs
+        size = getattr(store._pool, "max_size", 0) or jobs
+        return [store] * max(1, min(jobs, size))
+    if store._dsn is None:
         return [store]
-    return [store] + [MemoryStore(store._dsn, retries=store._retries) for _ in range(jobs - 1)]
+    for _ in range(jobs - 1):
+        try:
+            opened.append(MemoryStore(store._dsn, retries=store._retries))
+        except PymemError:
+            break
+    return [store, *opened]
+
+
+def _cancel(writers: list[MemoryStore]) -> None:
+    """Ctrl-C: cancel the statement each writer of its own connection has in flight, as
+    psycopg does for the one statement of a single-threaded call (a batch rolls back as a
+    whole); a pool's writers end their batch."""
+    for writer in writers:
+        conn = writer._owned
+        if conn is not None and not conn.closed:
+            # cancel_safe: psycopg 3.2 and later; cancel before it
+            cancel = getattr(conn, "cancel_safe", None) or conn.cancel
+            with contextlib.suppress(psycopg.Error):  # gone already: nothing in flight
+                cancel()
 
 
 Write = Callable[[MemoryStore, str, list[tuple[int, dict[str, Any]]]], None]
@@ -213,7 +235,8 @@ def _write_users(
     """Each user's lines in batches, in file order, through one writer; the users dealt
     out to the writers as each finishes one (different users never wait for each other:
     each has its own lock). The first error stops the other writers after their batch and
-    is raised once they stopped; so does a Ctrl-C, which reaches this (the main) thread."""
+    is raised once they stopped; a Ctrl-C, which reaches this (the main) thread, cancels
+    the batches in flight too."""
     users = iter([user for user, rows in todo.items() if rows])
 
     def one_user(writer: MemoryStore, user: str, stop: threading.Event | None = None) -> None:
@@ -243,8 +266,8 @@ def _write_users(
             errors.append(exc)
             stop.set()
 
-    # daemon threads: a second Ctrl-C leaves without waiting for a batch in flight (the
-    # server rolls it back when the connection closes)
+    # daemon threads: the interpreter does not wait for them at exit (after a second
+    # Ctrl-C); a batch in flight then rolls back when its connection closes
     threads = [
         threading.Thread(target=run, args=(w,), name=f"pymem-import-{n}", daemon=True)
         for n, w in enumerate(writers, 1)
@@ -255,7 +278,11 @@ def _write_users(
         for thread in threads:
             thread.join()
     except BaseException:
-        stop.set()  # each writer ends its batch in flight, which commits or not as a whole
+        # Ctrl-C: no writer starts another batch, and the statements in flight are
+        # cancelled (a batch commits or rolls back as a whole); what committed is
+        # recounted from the store once the writers stopped
+        stop.set()
+        _cancel(writers)
         for thread in threads:
             thread.join()
         raise
@@ -392,8 +419,16 @@ def import_file(
             if progress is not None:
                 _progress(result.lines, total, started, progress)
 
-    writers = _writers(store, min(jobs, max(sum(1 for rows in todo.values() if rows), 1)))
+    # one writer a user at most; one in all when lines are embedded here: the embedder
+    # records its model and thresholds on first use, which must not land between
+    # another writer's batches
+    to_embed = embed is not None and any(
+        row.get("embedding") is None for rows in todo.values() for _, row in rows
+    )
+    jobs = 1 if to_embed else min(jobs, max(sum(1 for rows in todo.values() if rows), 1))
+    opened: list[MemoryStore] = []
     try:
+        writers = _writers(store, jobs, opened)
         _write_users(writers, todo, batch_size, write)
     except BaseException as exc:
         if progress is not None and isinstance(exc, PymemError):
@@ -401,7 +436,7 @@ def import_file(
         _recount(store, todo, result)
         raise
     finally:
-        for writer in {id(w): w for w in writers if w is not store}.values():
+        for writer in opened:
             writer.close()
         result.seconds = time.perf_counter() - started
     if progress is not None and total:

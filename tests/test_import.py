@@ -496,15 +496,49 @@ def test_lines_split_as_a_file_in_text_mode_splits_them(text):
     assert _lines(data) == expected
 
 
+_CLIENTS = (
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+    " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+)
+
+
+class _Watch:
+    """A progress stream that counts, at each batch, the store's client connections."""
+
+    def __init__(self, dsn: str) -> None:
+        self.conn = psycopg.connect(dsn, autocommit=True)
+        self.most = 0
+
+    def write(self, text: str) -> None:
+        self.most = max(self.most, self.conn.execute(_CLIENTS).fetchone()[0])
+
+    def flush(self) -> None:
+        pass
+
+
+def _clients_settle_at(dsn: str, count: int) -> bool:
+    """Whether the database's other client connections come down to ``count`` (a closed
+    connection's backend leaves pg_stat_activity a moment after)."""
+    import time
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        deadline = time.monotonic() + 5
+        while conn.execute(_CLIENTS).fetchone()[0] != count:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+    return True
+
+
 def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
     """jobs=2 (the default) deals the users out to two connections, each user's lines in
     file order through one of them: the store ends as a one-writer import's, row for row
-    and mention for mention. The second connection closes with the import; a pool lends
-    its own."""
+    and mention for mention. Both connections write while it runs; the second closes
+    with the import. A pool lends its own, never more than it has."""
     import os
     import time
 
-    from psycopg_pool import ConnectionPool
+    from psycopg_pool import ConnectionPool, NullConnectionPool
 
     from pymem.importer import _writers
     from tests.conftest import _clone, _drop
@@ -515,26 +549,53 @@ def test_two_writers_end_as_one_does(admin_dsn, fresh_dsn, tmp_path):
     names = [f"pymem_test_jobs_{os.getpid()}_{time.monotonic_ns() % 10**6}_{n}" for n in (1, 2)]
     alone, pooled = (_clone(admin_dsn, name) for name in names)
     try:
+        single, double = _Watch(alone), _Watch(fresh_dsn)
         with MemoryStore(alone) as store:
-            one = import_file(store, path, progress=None, batch_size=7, jobs=1)
+            one = import_file(store, path, progress=single, batch_size=7, jobs=1)
         with MemoryStore(fresh_dsn) as store:
-            two = import_file(store, path, progress=None, batch_size=7)
-            with psycopg.connect(fresh_dsn) as conn:
-                # this one and the store's own: the second writer's is closed
-                assert conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                ).fetchone() == (2,)
+            two = import_file(store, path, progress=double, batch_size=7)
+            assert _clients_settle_at(fresh_dsn, 2)  # the store's own and the watch's
+        assert (single.most, double.most) == (1, 2)
         with ConnectionPool(pooled, min_size=2, max_size=2) as pool, MemoryStore(pool) as store:
             lent = import_file(store, path, progress=None, batch_size=7, jobs=2)
-        # no more writers than the pool lends connections: a writer waiting for one gives
-        # up after the pool's timeout while the other's batch runs
-        for size in (1, 2):
-            with ConnectionPool(pooled, min_size=1, max_size=size) as pool:
-                assert len(_writers(MemoryStore(pool), 4)) == size
+        # no more writers than the pool lends connections (a NullConnectionPool's 0: no
+        # limit): a writer waiting for one gives up after the pool's timeout
+        for size, writers in ((1, 1), (2, 2), (0, 4)):
+            kind = NullConnectionPool if size == 0 else ConnectionPool
+            with kind(pooled, min_size=min(size, 1), max_size=size) as pool:
+                assert len(_writers(MemoryStore(pool), 4, [])) == writers
         assert one.lines == two.lines == lent.lines == 205
         assert one.actions == two.actions == lent.actions
         assert one.actions["duplicate"] == 5
         assert _memory_counts(alone) == _memory_counts(fresh_dsn) == _memory_counts(pooled)
     finally:
+        for watch in (single, double):
+            watch.conn.close()
         for name in names:
             _drop(admin_dsn, name)
+
+
+def test_a_second_connection_refused_leaves_one_writer(fresh_dsn, tmp_path):
+    """A role with CONNECTION LIMIT 1 (or a full server) refuses the second writer's
+    connection: the import goes on with one, and ends as it would have."""
+    import uuid
+
+    from psycopg.conninfo import make_conninfo
+
+    role = f"pymem_test_one_{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "m.jsonl"
+    _write(path, _stream(3, 6))
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 1")
+        conn.execute(f"GRANT pymem_app TO {role}")
+    try:
+        watch = _Watch(fresh_dsn)
+        with MemoryStore(make_conninfo(fresh_dsn, user=role)) as store:
+            result = import_file(store, path, progress=watch, batch_size=4, jobs=2)
+        watch.conn.close()
+        assert result.lines == 18 and watch.most == 1
+        assert len(_memory_counts(fresh_dsn)) == 18
+    finally:
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
