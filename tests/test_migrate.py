@@ -311,7 +311,10 @@ def test_recalls_index_built_beforehand_without_blocking_writes_is_kept(fresh_ds
     )
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute("DROP INDEX pymem.memories_user_live_idx")
-        conn.execute("DELETE FROM _yoyo_migration WHERE migration_id = '0019.user-live-index'")
+        conn.execute(
+            "DELETE FROM _yoyo_migration"
+            " WHERE migration_id IN ('0019.user-live-index', '0020.recall-plans')"
+        )
         conn.execute("UPDATE pymem.schema_info SET version = 18")
         # a partitioned parent refuses CONCURRENTLY: there it is built in the window
         partitioned = conn.execute(
@@ -320,9 +323,9 @@ def test_recalls_index_built_beforehand_without_blocking_writes_is_kept(fresh_ds
         how = "" if partitioned else "CONCURRENTLY"
         conn.execute(f"CREATE INDEX {how} memories_user_live_idx {definition}")
         oid = conn.execute("SELECT 'pymem.memories_user_live_idx'::regclass::oid").fetchone()[0]
-    assert migrate(fresh_dsn).applied == ["0019.user-live-index"]
+    assert migrate(fresh_dsn).applied == ["0019.user-live-index", "0020.recall-plans"]
     with psycopg.connect(fresh_dsn) as conn:
-        assert conn.execute("SELECT pymem.schema_version()").fetchone()[0] == 19
+        assert conn.execute("SELECT pymem.schema_version()").fetchone()[0] == 20
         assert (
             conn.execute("SELECT 'pymem.memories_user_live_idx'::regclass::oid").fetchone()[0]
             == oid
