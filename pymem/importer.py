@@ -238,30 +238,29 @@ def _write_users(
     is raised once they stopped; a Ctrl-C, which reaches this (the main) thread, cancels
     the batches in flight too."""
     users = iter([user for user, rows in todo.items() if rows])
-
-    def one_user(writer: MemoryStore, user: str, stop: threading.Event | None = None) -> None:
-        rows = todo[user]
-        for start in range(0, len(rows), batch_size):
-            if stop is not None and stop.is_set():
-                return
-            write(writer, user, rows[start : start + batch_size])
-
-    if len(writers) == 1:
-        for user in users:
-            one_user(writers[0], user)
-        return
     dealing = threading.Lock()
     stop = threading.Event()
-    errors: list[BaseException] = []
 
     def run(writer: MemoryStore) -> None:
-        try:
-            while not stop.is_set():
-                with dealing:
-                    user = next(users, None)
-                if user is None:
+        while not stop.is_set():
+            with dealing:
+                user = next(users, None)
+            if user is None:
+                return
+            rows = todo[user]
+            for start in range(0, len(rows), batch_size):
+                if stop.is_set():
                     return
-                one_user(writer, user, stop)
+                write(writer, user, rows[start : start + batch_size])
+
+    if len(writers) == 1:
+        run(writers[0])  # in this thread: a Ctrl-C cancels its statement as psycopg does
+        return
+    errors: list[BaseException] = []
+
+    def run_and_keep_error(writer: MemoryStore) -> None:
+        try:
+            run(writer)
         except BaseException as exc:
             errors.append(exc)
             stop.set()
@@ -269,7 +268,9 @@ def _write_users(
     # daemon threads: the interpreter does not wait for them at exit (after a second
     # Ctrl-C); a batch in flight then rolls back when its connection closes
     threads = [
-        threading.Thread(target=run, args=(w,), name=f"pymem-import-{n}", daemon=True)
+        threading.Thread(
+            target=run_and_keep_error, args=(w,), name=f"pymem-import-{n}", daemon=True
+        )
         for n, w in enumerate(writers, 1)
     ]
     for thread in threads:
@@ -331,16 +332,13 @@ def import_file(
         raise InvalidParameter(
             f"source must name the import, got {source!r}", sqlstate=InvalidParameter.sqlstate
         )
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        # 0 or less sent one line a call, silently
-        raise InvalidParameter(
-            f"batch_size must be a positive integer, got {batch_size!r}",
-            sqlstate=InvalidParameter.sqlstate,
-        )
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise InvalidParameter(
-            f"jobs must be a positive integer, got {jobs!r}", sqlstate=InvalidParameter.sqlstate
-        )
+    # a batch_size of 0 or less sent one line a call, silently
+    for name, value in (("batch_size", batch_size), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidParameter(
+                f"{name} must be a positive integer, got {value!r}",
+                sqlstate=InvalidParameter.sqlstate,
+            )
     if progress is _STDERR:
         progress = sys.stderr
     path = Path(path)
@@ -387,7 +385,8 @@ def import_file(
         todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
         result.skipped += len(rows) - len(todo[user])
     total = sum(map(len, todo.values()))
-    # one lock for what the writers share: the counts, the progress bar, the embedder
+    # one lock for what the writers share: the counts and the progress bar (lines to
+    # embed go through one writer, below)
     shared = threading.Lock()
 
     def write(writer: MemoryStore, user: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
@@ -399,9 +398,7 @@ def import_file(
                     sqlstate="PM010",
                     hint="pip install 'pymem[embed]', or give each line an embedding.",
                 )
-            with shared:
-                vectors = embed([i["content"] for i in missing])
-            for item, vector in zip(missing, vectors, strict=True):
+            for item, vector in zip(missing, embed([i["content"] for i in missing]), strict=True):
                 item["embedding"] = vector
         lines = [lineno for lineno, _ in batch]
         items = [item for _, item in batch]
