@@ -229,6 +229,13 @@ class NotAScratchDatabase(PymemError):
     sqlstate = "PM051"
 
 
+class AppRoleMissing(PymemError):
+    """``pymem migrate`` found no role ``pymem_app`` (a store restored into a new
+    cluster) and the migrating role may not create it. Nothing was changed."""
+
+    sqlstate = "PM052"
+
+
 # -- distribution with Citus (PM060-PM069; docs/scaling.md) --
 
 

@@ -430,7 +430,8 @@ def migrate(
         finally:
             backend.connection.close()
         result = MigrateResult([m.id for m in todo], [], 0, None)
-        result.functions_loaded = apply_functions(conn, result)
+        with wrap_errors():
+            result.functions_loaded = apply_functions(conn, result)
         if dimensions is not None:
             with wrap_errors(), conn.transaction():
                 result.dimensions = conn.execute(

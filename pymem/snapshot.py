@@ -1,30 +1,38 @@
-"""The pymem schema as text, from the catalog: what a migration must not drift.
+"""What a store's schema is, from its catalog, and how it differs from this release's.
 
-``schema_snapshot(conn)`` lists, sorted, every table of schema pymem with its
-columns (type, nullability, default, generation, storage), constraints,
-indexes, RLS and policies, triggers, composite types, the privileges of
-pymem_app, and every function's signature, result, language, volatility,
-security and pinned settings (not bodies: sql/ is re-created on every
-migrate), and a hash of each shipped migration file (one that was applied
-is never run again, so it must not change). It describes the logical
+``schema_snapshot(conn)`` describes the store ``conn`` is connected to, one
+sorted line per object of schema pymem: every table with its columns (type,
+nullability, default, generation, storage), constraints, indexes, RLS and
+policies, triggers, composite types, whether the role pymem_app exists and
+its privileges, every function's signature, result, language, volatility,
+security, pinned settings and a hash of its body, the schema version, and
+the shipped migrations yoyo records as applied. It describes the logical
 schema: a store hash-partitioned by user_id (``pymem migrate --partitions``)
 has the same snapshot as a plain one (a parent stands for its leaves, whose
-storage options it shows); tests/test_partitions.py checks the leaves. The suite compares a fresh
-install, an install upgraded one migration at a time and a rolled back and
-re-applied one with the committed ``tests/schema_snapshot.txt``.
+storage options it shows; tests/test_partitions.py checks the leaves), and
+a store whose extensions live in another schema the same as one where they
+are in public.
 
-Regenerate it after a migration or a change of a function's signature::
+``pymem/data/schema_snapshot.txt`` is the snapshot of a fresh install of this
+release; ``drift(conn)`` compares a store with it (``pymem check``). Every
+definition is compared as PostgreSQL prints it, and the shipped schema is
+written so that a dump's round trip prints it the same (migration 0021,
+tests/test_backup.py): a restored store shows no drift.
 
-    python -m pymem.snapshot --write tests/schema_snapshot.txt
+Regenerate the shipped snapshot after a migration or a change in sql/::
+
+    python -m pymem.snapshot --fresh --write pymem/data/schema_snapshot.txt
 
 (migrates a new database on the embedded server, or on ``--dsn``'s server,
-and drops it afterwards).
+and drops it afterwards). Without ``--fresh`` it describes the store at
+``--dsn`` (or the embedded server's default store).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import sys
 import uuid
 from pathlib import Path
@@ -102,11 +110,13 @@ _QUERIES: dict[str, str] = {
         WHERE t.typnamespace = 'pymem'::regnamespace AND t.typelem = 0
             AND (c.relkind IS NULL OR c.relkind = 'c')
     """,
+    "role": "SELECT rolname FROM pg_roles WHERE rolname = 'pymem_app'",
     "grant": """
         SELECT format('%s %s', c.relname, array_to_string(ARRAY(
                    SELECT p FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS p
-                   WHERE has_table_privilege('pymem_app', c.oid, p)), ','))
+                   WHERE has_table_privilege(r.app, c.oid, p)), ','))
         FROM pg_class AS c
+            CROSS JOIN (SELECT (SELECT oid FROM pg_roles WHERE rolname = 'pymem_app') AS app) AS r
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p', 'v')
             AND NOT c.relispartition
     """,
@@ -118,9 +128,11 @@ _QUERIES: dict[str, str] = {
                       CASE WHEN p.prosecdef THEN ' security definer' ELSE '' END,
                       CASE WHEN p.proisstrict THEN ' strict' ELSE '' END,
                       p.prokind, coalesce(p.proconfig, '{}'),
-                      has_function_privilege('pymem_app', p.oid, 'EXECUTE'),
-                      has_function_privilege('public', p.oid, 'EXECUTE'))
+                      coalesce(has_function_privilege(r.app, p.oid, 'EXECUTE'), false),
+                      has_function_privilege('public', p.oid, 'EXECUTE')),
+               p.prosrc
         FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang
+            CROSS JOIN (SELECT (SELECT oid FROM pg_roles WHERE rolname = 'pymem_app') AS app) AS r
         WHERE p.pronamespace = 'pymem'::regnamespace
     """,
     "version": "SELECT version::text FROM pymem.schema_info",
@@ -140,23 +152,82 @@ def schema_snapshot(conn: psycopg.Connection) -> str:
     with conn.transaction():
         conn.execute(f"SET LOCAL search_path = {function_search_path(schemas)}")
         for section, query in _QUERIES.items():
-            rows = sorted(r[0] for r in conn.execute(query))
+            rows = sorted(_line(row, schemas) for row in conn.execute(query))
             lines += [f"{section}: {row}" for row in rows]
-    lines += migration_checksums()
+        lines += [f"migration: {m} applied" for m in applied_migrations(conn)]
     text = "\n".join(lines) + "\n"
     return text.replace(function_search_path(schemas), "pg_catalog, pymem, <extensions>")
+
+
+def _line(row: tuple, schemas: dict[str, str]) -> str:
+    """A catalog row as a snapshot line; a function's body is a hash of its text as
+    sql/ wrote it (with ``public.`` where the loader wrote an extension's schema)."""
+    if len(row) == 1:
+        return row[0]
+    line, body = row
+    for schema in set(schemas.values()) - {"public"}:
+        body = re.sub(rf"(?<![\w.]){re.escape(_quoted(schema))}\.(?=\w)", "public.", body)
+    return f"{line} body={hashlib.md5(body.encode()).hexdigest()[:12]}"
+
+
+def _quoted(name: str) -> str:
+    from pymem.migrate import _ident
+
+    return _ident(name)
+
+
+def applied_migrations(conn: psycopg.Connection) -> list[str]:
+    """The shipped migrations yoyo records as applied to this store, in order. yoyo's
+    table lives where its first session created it (public, usually); another app's
+    migrations in it are not pymem's and are left out."""
+    from pymem.migrate import migrations_dir
+
+    shipped = sorted(p.name.removesuffix(".sql") for p in migrations_dir().glob("[0-9]*.sql")
+                     if not p.name.endswith(".rollback.sql"))  # fmt: skip
+    tables = conn.execute(
+        "SELECT c.oid::regclass::text FROM pg_class AS c"
+        " WHERE c.relname = '_yoyo_migration' AND c.relkind IN ('r', 'p')"
+    ).fetchall()
+    applied: set[str] = set()
+    for (table,) in tables:
+        applied.update(r[0] for r in conn.execute(f"SELECT migration_id FROM {table}"))
+    return [m for m in shipped if m in applied]
 
 
 def migration_checksums() -> list[str]:
     """A line per shipped migration file with its hash. An install that applied
     a migration never runs it again, so a shipped migration must not change
-    (a schema change goes in a new one): editing one shows in the snapshot."""
+    (a schema change goes in a new one): tests/test_schema.py holds them."""
     from pymem.migrate import migrations_dir
 
     return [
         f"migration: {p.name} sha256={hashlib.sha256(p.read_bytes()).hexdigest()[:16]}"
         for p in sorted(migrations_dir().glob("[0-9]*.sql"))
     ]
+
+
+SHIPPED = Path(__file__).resolve().parent / "data" / "schema_snapshot.txt"
+
+
+def shipped_snapshot() -> str:
+    """The snapshot of a fresh install of this release."""
+    return SHIPPED.read_text(encoding="utf-8")
+
+
+def drift(conn: psycopg.Connection) -> list[str]:
+    """How the store differs from a fresh install of this release: one line per
+    object, ``missing <line>`` for what the release installs and the store lacks,
+    ``unexpected <line>`` for what the store has and the release does not (a
+    changed definition is both). Empty when they match."""
+    expected = shipped_snapshot().splitlines()
+    actual = schema_snapshot(conn).splitlines() if _has_schema(conn) else []
+    gone = sorted(set(expected) - set(actual))
+    extra = sorted(set(actual) - set(expected))
+    return [f"missing    {line}" for line in gone] + [f"unexpected {line}" for line in extra]
+
+
+def _has_schema(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT to_regnamespace('pymem') IS NOT NULL").fetchone()[0]
 
 
 def _fresh_snapshot(admin_dsn: str) -> str:
@@ -176,17 +247,25 @@ def _fresh_snapshot(admin_dsn: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pymem.snapshot", description=__doc__)
-    parser.add_argument("--dsn", help="a server where this role may create databases")
+    parser = argparse.ArgumentParser(
+        prog="python -m pymem.snapshot", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    parser.add_argument("--dsn", help="the store to describe (with --fresh: its server)")
+    parser.add_argument(
+        "--fresh", action="store_true",
+        help="describe a fresh install in a new database of the server instead "
+        "(this role must be allowed to create databases)",
+    )  # fmt: skip
     parser.add_argument("--write", type=Path, help="write the snapshot here instead of stdout")
     args = parser.parse_args(argv)
-    if args.dsn:
-        admin = args.dsn
-    else:
-        from pymem.server import start_embedded
+    from pymem.server import start_embedded
 
-        admin = start_embedded(database="postgres")
-    text = _fresh_snapshot(admin)
+    if args.fresh:
+        text = _fresh_snapshot(args.dsn or start_embedded(database="postgres"))
+    else:
+        with psycopg.connect(args.dsn or start_embedded()) as conn:
+            text = schema_snapshot(conn)
     if args.write:
         args.write.write_text(text, encoding="utf-8")
     else:

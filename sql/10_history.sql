@@ -134,7 +134,11 @@ BEGIN
     FOR EACH ROW
     WHEN (
         old.content IS DISTINCT FROM new.content
-        OR old.embedding IS DISTINCT FROM new.embedding
+        -- <>, not IS DISTINCT FROM: pg_dump prints IS DISTINCT FROM without the
+        -- operator's schema, and a restore (whose search_path is empty) could not
+        -- find pgvector's = and lost the trigger; an operator it prints qualified.
+        -- The column is NOT NULL, so the two agree.
+        OR old.embedding <> new.embedding
         OR old.kind IS DISTINCT FROM new.kind
         OR old.canonical IS DISTINCT FROM new.canonical
         OR old.topic IS DISTINCT FROM new.topic

@@ -1,6 +1,7 @@
--- Grants for the application role (RLS policies: migrations/0002).
--- Kept last so that every function above exists. Functions are
--- SECURITY INVOKER: they run with pymem_app's rights, under its policies.
+-- Grants for the application role (the role and its row-level security:
+-- 98_app_role.sql). Kept last so that every function above exists.
+-- Functions are SECURITY INVOKER: they run with pymem_app's rights, under
+-- its policies.
 
 GRANT USAGE ON SCHEMA pymem TO pymem_app;
 GRANT SELECT, INSERT, UPDATE ON pymem.memories, pymem.reviews TO pymem_app;
@@ -51,7 +52,7 @@ BEGIN
             AND (
                 p.prorettype = 'trigger'::regtype
                 OR p.proname IN (
-                    '_reason_mac', '_pymem_stack', '_create_history_triggers',
+                    '_reason_mac', '_pymem_stack', '_create_history_triggers', '_secure_user_tables',
                     '_sync_partition_security', '_table_dependents',
                     '_citus_create_outbox', '_citus_distribute_tables',
                     '_citus_distribute_functions', '_citus_distribute_types', '_citus_regrant',

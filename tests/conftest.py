@@ -8,6 +8,8 @@ databases), testcontainers ``pgvector/pgvector:pg16`` when
 tables are hash-partitioned by user_id into N leaves (``.ci/run`` does both).
 ``PYMEM_TEST_CITUS_DSN`` (a Citus coordinator) runs the contract modules on a
 store distributed with Citus (tests/citus_backend.py; ``.ci/run`` does that too).
+``PYMEM_TEST_RESTORE=<form>`` makes the template a populated store dumped and
+restored in that form (tests/backup.py; ``.ci/run`` runs the contract modules so).
 
 Isolation: ``pymem_test_template`` is migrated once through the real migrate
 path. Most tests get ``conn``: a connection to a database cloned from it, inside
@@ -38,6 +40,8 @@ from tests import citus_backend
 TEMPLATE = "pymem_test_template"
 DIM = 512
 PARTITIONS = int(os.environ.get("PYMEM_TEST_PARTITIONS") or 0) or None
+# a form of tests/backup.py's FORMATS: the template is a restored dump of a used store
+RESTORE = os.environ.get("PYMEM_TEST_RESTORE") or None
 
 
 def _with_dbname(dsn: str, dbname: str) -> str:
@@ -98,8 +102,29 @@ def template_dsn(admin_dsn: str) -> Iterator[str]:
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
     create_database(admin_dsn, TEMPLATE)
     dsn = _with_dbname(admin_dsn, TEMPLATE)
-    migrate(dsn, partitions=PARTITIONS)
+    if RESTORE:
+        _restored_template(admin_dsn, dsn)
+    else:
+        migrate(dsn, partitions=PARTITIONS)
     yield dsn
+
+
+def _restored_template(admin_dsn: str, template: str) -> None:
+    """The template as a DBA gets it back: a populated store dumped and restored in
+    form ``RESTORE`` (tests/backup.py); every test then runs on such a copy."""
+    from tests import backup
+
+    source = f"pymem_test_restore_source_{os.getpid()}"
+    _drop(admin_dsn, source)
+    create_database(admin_dsn, source)
+    source_dsn = _with_dbname(admin_dsn, source)
+    migrate(source_dsn, partitions=PARTITIONS)
+    backup.populate(source_dsn)
+    with tempfile.TemporaryDirectory() as directory:
+        dumps = backup.dump(source_dsn, Path(directory))
+        done = backup.restore(RESTORE, dumps, template)
+    _drop(admin_dsn, source)
+    assert (done.returncode, done.stderr) == (0, ""), f"restore ({RESTORE}) failed"
 
 
 def _clone(admin_dsn: str, name: str) -> str:

@@ -13,11 +13,11 @@ import pytest
 
 from pymem import MemoryStore
 from pymem.migrate import apply_functions, migrate, migrations_dir, yoyo_uri
-from pymem.snapshot import schema_snapshot
+from pymem.snapshot import SHIPPED, migration_checksums, schema_snapshot
 from tests.conftest import at_cosine, unit
 
-SNAPSHOT = Path(__file__).resolve().parent / "schema_snapshot.txt"
-REGENERATE = "python -m pymem.snapshot --write tests/schema_snapshot.txt"
+REGENERATE = "python -m pymem.snapshot --fresh --write pymem/data/schema_snapshot.txt"
+CHECKSUMS = Path(__file__).resolve().parent / "migration_checksums.txt"
 
 
 def _assert_snapshot(dsn_or_conn, label: str) -> None:
@@ -26,14 +26,14 @@ def _assert_snapshot(dsn_or_conn, label: str) -> None:
             actual = schema_snapshot(conn)
     else:
         actual = schema_snapshot(dsn_or_conn)
-    expected = SNAPSHOT.read_text(encoding="utf-8")
+    expected = SHIPPED.read_text(encoding="utf-8")
     if actual != expected:
         diff = "".join(
             difflib.unified_diff(
                 expected.splitlines(True), actual.splitlines(True), "committed", label, n=0
             )
         )
-        pytest.fail(f"{label} differs from tests/schema_snapshot.txt ({REGENERATE}):\n{diff}")
+        pytest.fail(f"{label} differs from pymem/data/schema_snapshot.txt ({REGENERATE}):\n{diff}")
 
 
 def _version(dsn: str) -> int | None:
@@ -45,6 +45,17 @@ def _version(dsn: str) -> int | None:
 
 def test_fresh_install_matches_the_snapshot(conn):
     _assert_snapshot(conn, "fresh install")
+
+
+def test_shipped_migrations_never_change():
+    """A store that applied a migration never runs it again: a schema change goes
+    in a new migration, and the hash of every shipped one stays as committed (a
+    new migration adds its line to tests/migration_checksums.txt)."""
+    committed = CHECKSUMS.read_text(encoding="utf-8").splitlines()
+    current = migration_checksums()
+    changed = [line for line in committed if line not in current]
+    assert not changed, f"shipped migrations changed: {changed}"
+    assert current[: len(committed)] == committed
 
 
 def test_upgrade_step_by_step_rollback_to_nothing_and_reapply(empty_dsn):
