@@ -11,6 +11,74 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN E' \t\r\n\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008'
 || E'\u2009\u200a\u200b\u200c\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff';
 
+-- The one rule for the enumerated words of every parameter (kind, source,
+-- scope, on_related, confidence_level, a review's decision, a fact policy):
+-- case and surrounding spaces do not matter ('FACT', ' Fact ' and 'fact'
+-- are one kind), and the word is kept in lowercase, as documented. An
+-- extractor's or a model's capitals are not a reason to refuse a write.
+-- (No SET clause: an inlinable SQL function, every name qualified.)
+CREATE OR REPLACE FUNCTION pymem._word(word text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pg_catalog.lower(pg_catalog.btrim(word));
+
+-- The most a write's JSON objects (metadata, details, a fact's value) may
+-- take, in bytes as PostgreSQL stores them (pg_column_size): they are read
+-- back whole by every recall that returns the memory, so a megabyte in one
+-- of them is a megabyte in each prompt built from it.
+CREATE OR REPLACE FUNCTION pymem._max_json_bytes()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 65536;
+
+-- The longest recall query_text, in characters.
+CREATE OR REPLACE FUNCTION pymem._max_query_chars()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 10000;
+
+-- The most items one batch write takes. A batch holds its user's lock from
+-- its first item to its last (docs/sql-api.md, "Limits": 0.7-1.1 s at
+-- the maximum here), and every other write of that user waits for it.
+CREATE OR REPLACE FUNCTION pymem._max_batch_items()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 1000;
+
+CREATE OR REPLACE FUNCTION pymem._check_batch_size(items integer)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    IF items > pymem._max_batch_items() THEN
+        RAISE EXCEPTION 'a batch holds at most % items, got %', pymem._max_batch_items(), items
+            USING ERRCODE = 'PM010',
+                HINT = 'Split it: each call holds the user''s lock until its last item is written.';
+    END IF;
+END;
+$$;
+
+-- PM006 (or the caller's code) unless the JSON value fits _max_json_bytes().
+CREATE OR REPLACE FUNCTION pymem._check_json_size(
+    value jsonb, what text, errcode text DEFAULT 'PM006'
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_bytes integer := pg_column_size(value);
+BEGIN
+    IF v_bytes > pymem._max_json_bytes() THEN
+        RAISE EXCEPTION '% takes % bytes, the maximum is %', what, v_bytes,
+            pymem._max_json_bytes()
+            USING ERRCODE = errcode,
+                HINT = 'Keep large documents outside the store and put their reference here.';
+    END IF;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION pymem._check_user(user_id text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE

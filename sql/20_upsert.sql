@@ -122,11 +122,11 @@ DECLARE
 BEGIN
     PERFORM pymem._check_content(item.content, cfg.max_content_chars, label || 'content');
     PERFORM pymem._check_embedding(item.embedding, cfg.embedding_dimensions, label || 'embedding');
-    item.kind := coalesce(item.kind, 'fact');
+    item.kind := coalesce(pymem._word(item.kind), 'fact');
     v_kind := pymem._kind(item.kind, label);
     item.importance := coalesce(item.importance, 0.5);
     PERFORM pymem._check_fraction(item.importance, label || 'importance');
-    item.source := coalesce(item.source, 'stated');
+    item.source := coalesce(pymem._word(item.source), 'stated');
     PERFORM pymem._check_source(item.source, label);
     item.pinned := coalesce(item.pinned, false);
     item.metadata := coalesce(item.metadata, '{}');
@@ -136,6 +136,8 @@ BEGIN
             jsonb_typeof(item.details), jsonb_typeof(item.metadata)
             USING ERRCODE = 'PM006';
     END IF;
+    PERFORM pymem._check_json_size(item.metadata, label || 'metadata');
+    PERFORM pymem._check_json_size(item.details, label || 'details');
     IF item.decay_rate IS NOT NULL
         AND NOT (item.decay_rate >= 0 AND item.decay_rate < 'infinity') THEN
         RAISE EXCEPTION '%decay_rate must be a finite number >= 0, got %', label, item.decay_rate
@@ -156,7 +158,7 @@ BEGIN
     item.dedup_threshold := coalesce(item.dedup_threshold, cfg.dedup_threshold);
     item.supersede_threshold := coalesce(item.supersede_threshold, cfg.supersede_threshold);
     PERFORM pymem._check_thresholds(item.dedup_threshold, item.supersede_threshold);
-    item.on_related := coalesce(item.on_related, cfg.on_related);
+    item.on_related := coalesce(pymem._word(item.on_related), cfg.on_related);
     item.review_floor := coalesce(item.review_floor, cfg.review_floor);
     IF item.review_floor IS NOT NULL THEN
         PERFORM pymem._check_fraction(item.review_floor, label || 'review_floor');
@@ -164,7 +166,7 @@ BEGIN
     IF item.on_related NOT IN ('review', 'supersede', 'insert') THEN
         RAISE EXCEPTION '%on_related must be review, supersede or insert, got %', label,
             quote_literal(item.on_related)
-            USING ERRCODE = 'PM010';
+            USING ERRCODE = 'PM006';
     END IF;
     IF item.valid_until IS NULL AND v_kind.default_lifetime IS NOT NULL THEN
         item.valid_until := now() + v_kind.default_lifetime;
@@ -176,6 +178,13 @@ BEGIN
             USING ERRCODE = 'PM006';
     END IF;
     PERFORM pymem._check_one_dimension(item.contacts, label || 'contacts');
+    -- each name is resolved and linked under the user's lock
+    IF cardinality(item.contacts) > 50 THEN
+        RAISE EXCEPTION '%contacts names % people, the maximum is 50', label,
+            cardinality(item.contacts)
+            USING ERRCODE = 'PM006',
+                HINT = 'Name the people the memory is about; link more with sync_contact.';
+    END IF;
     -- names of people the memory is about: blanks dropped, each name once
     item.contacts := array(
         SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''
@@ -914,6 +923,7 @@ DECLARE
     v_result pymem.write_result;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    PERFORM pymem._check_batch_size(cardinality(items));
     FOR v_ordinal IN 1..coalesce(cardinality(items), 0) LOOP
         v_item := items[v_ordinal];
         v_item.dedup_threshold := coalesce(v_item.dedup_threshold, dedup_threshold);
@@ -1066,6 +1076,7 @@ BEGIN
             coalesce(jsonb_typeof(items), 'NULL')
             USING ERRCODE = 'PM010';
     END IF;
+    PERFORM pymem._check_batch_size(jsonb_array_length(items));
     WITH keys AS (
         SELECT a.attname::text AS key,
             CASE format_type(a.atttypid, NULL)

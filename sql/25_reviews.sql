@@ -169,6 +169,7 @@ DECLARE
     v_because text;
 BEGIN
     PERFORM pymem._check_user(user_id);
+    decision := pymem._word(decision);
     IF decision IS NULL OR decision NOT IN ('keep_both', 'supersede', 'duplicate', 'conflict') THEN
         RAISE EXCEPTION 'decision must be keep_both, supersede, duplicate or conflict, got %',
             coalesce(quote_literal(decision), 'NULL')

@@ -129,7 +129,14 @@ BEGIN
     END IF;
     IF kinds IS NOT NULL THEN
         PERFORM pymem._check_one_dimension(kinds, 'kinds');
+        kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
+    END IF;
+    -- its words are matched against every candidate's content
+    IF length(query_text) > pymem._max_query_chars() THEN
+        RAISE EXCEPTION 'query_text is % characters long, the maximum is %', length(query_text),
+            pymem._max_query_chars()
+            USING ERRCODE = 'PM006', HINT = 'Pass the question, not the conversation.';
     END IF;
     IF query_text IS NOT NULL THEN
         v_tokens := pymem._query_tokens(query_text);

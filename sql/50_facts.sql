@@ -19,7 +19,7 @@ AS $$
 DECLARE
     v_value double precision;
 BEGIN
-    v_value := CASE lower(btrim(confidence))
+    v_value := CASE pymem._word(confidence)
         WHEN 'high' THEN 0.9
         WHEN 'medium' THEN 0.6
         WHEN 'low' THEN 0.3
@@ -86,6 +86,7 @@ BEGIN
                 HINT = 'get_fact answers null for an unknown fact; store a string, number, '
                     'boolean, array or object.';
     END IF;
+    PERFORM pymem._check_json_size(value, 'fact value', 'PM021');
 END;
 $$;
 
@@ -355,7 +356,10 @@ BEGIN
         v_confidence := pymem._fact_confidence(confidence_level);
     END IF;
     PERFORM pymem._lock_user(user_id);
-    RETURN pymem._set_fact(user_id, key, value, v_confidence, scope, source, valid_until, now());
+    RETURN pymem._set_fact(
+        user_id, key, value, v_confidence, pymem._word(scope), pymem._word(source), valid_until,
+        now()
+    );
 END;
 $$;
 
@@ -378,6 +382,7 @@ BEGIN
             length(key_pattern)
             USING ERRCODE = 'PM024';
     END IF;
+    policy := pymem._word(policy);
     IF policy IS NULL THEN
         DELETE FROM pymem.fact_policies AS p WHERE p.key_pattern = set_fact_policy.key_pattern;
         RETURN NULL;
@@ -544,6 +549,7 @@ BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_fact_key(key);
     PERFORM pymem._check_fact_value(value);
+    scope := pymem._word(scope);
     IF scope IS NOT NULL THEN
         PERFORM pymem._check_fact_scope(scope);
     END IF;

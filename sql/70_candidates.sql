@@ -63,6 +63,9 @@ BEGIN
             USING ERRCODE = 'PM006';
     END IF;
     PERFORM pymem._check_one_dimension(kinds, 'kinds');
+    IF kinds IS NOT NULL THEN
+        kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
+    END IF;
     FOREACH v_kind IN ARRAY coalesce(kinds, '{}') LOOP
         PERFORM pymem._kind(v_kind);
     END LOOP;

@@ -189,6 +189,7 @@ BEGIN
             label, coalesce(jsonb_typeof(details), 'NULL')
             USING ERRCODE = 'PM006';
     END IF;
+    PERFORM pymem._check_json_size(details, label || 'details');
     IF details ? 'alternatives' AND pymem._alternatives(details) IS NULL THEN
         RAISE EXCEPTION '%details.alternatives must be an object of arrays ({"key": [values]})',
             label

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from pymem import MemoryStore
-from pymem.errors import InvalidBatch, InvalidDecision, NoPendingReview
+from pymem.errors import InvalidBatch, InvalidDecision, InvalidParameter, NoPendingReview
 from tests.conftest import at_cosine, unit
 
 USER = "ann"
@@ -112,7 +112,7 @@ def test_on_related_insert_and_supersede_queue_nothing(store, conn):
     sup = store.upsert(USER, "prefers sencha", at_cosine(BAND, other=2), on_related="supersede")
     assert sup.action == "superseded"
     assert store.pending_reviews(USER) == []
-    with pytest.raises(InvalidBatch, match="on_related"), conn.transaction():
+    with pytest.raises(InvalidParameter, match="on_related"), conn.transaction():
         store.upsert(USER, "reads poetry", unit(3), on_related="ask")
 
 

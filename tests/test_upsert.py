@@ -1938,7 +1938,7 @@ def test_unknown_kind_in_batch(store, conn):
     )
 
 
-@pytest.mark.parametrize("source", ["guessed", "Confirmed", ""])
+@pytest.mark.parametrize("source", ["guessed", "confirmd", ""])
 def test_bad_source(store, conn, source):
     refused(
         conn,
