@@ -9,9 +9,9 @@
 -- a migration applies, so a plain `yoyo apply` gets them.
 -- depends: 0020.recall-plans
 
-ALTER TABLE pymem.settings
-DROP CONSTRAINT settings_check,
-ADD CONSTRAINT settings_check CHECK (
+-- two commands: Citus refuses several subcommands in one ALTER TABLE
+ALTER TABLE pymem.settings DROP CONSTRAINT settings_check;
+ALTER TABLE pymem.settings ADD CONSTRAINT settings_check CHECK (
     dedup_threshold >= 0 AND dedup_threshold <= 1
     AND supersede_threshold >= 0 AND supersede_threshold <= dedup_threshold
     AND topic_supersede_threshold >= 0 AND topic_supersede_threshold <= 1

@@ -166,14 +166,20 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-# What `pymem migrate` leaves for `pymem check` to find, by the snapshot's section:
-# sql/ (functions, triggers, grants, the role and the policies) is loaded again by
-# every migrate; what only a migration makes is never made twice.
+# What `pymem migrate` leaves for `pymem check` to find, and why. sql/ (functions,
+# triggers, grants, the role and its policies) is loaded again by every migrate, so a
+# difference there left after one means this installation's sql/ and its shipped
+# snapshot disagree; what only a migration makes is never made twice.
+_LOADED_FROM_SQL = ("function", "trigger", "grant", "policy", "role")
 _WHY_NOT_REPAIRED = {
-    "missing": "a migration made it and migrations run once: re-create it as the owner "
-    "(an index or constraint: its definition is on this line), or restore it from a backup",
-    "unexpected": "pymem did not make it and leaves it alone: drop or change it yourself "
-    "if it should not be there",
+    ("missing", False): "a migration made it and migrations run once: re-create it as the "
+    "owner (an index or constraint: its definition is on this line), or restore it from a "
+    "backup",
+    ("unexpected", False): "pymem did not make it and leaves it alone: drop or change it "
+    "yourself if it should not be there",
+    ("missing", True): "this installation's sql/ does not make it: reinstall pymem",
+    ("unexpected", True): "not in this release: a function of yours in schema pymem is "
+    "dropped by migrate unless something depends on it; otherwise reinstall pymem",
 }
 
 
@@ -189,8 +195,9 @@ def _report_unrepaired(dsn: str) -> None:
             return  # a distributed store adds Citus's own objects: docs/operations.md
         differences = drift(conn)
     for line in differences:
-        how = line.split(" ", 1)[0]
-        print(f"not repaired: {line}; {_WHY_NOT_REPAIRED[how]}", file=sys.stderr)
+        how, rest = line.split(maxsplit=1)
+        from_sql = rest.split(":", 1)[0] in _LOADED_FROM_SQL
+        print(f"not repaired: {line}; {_WHY_NOT_REPAIRED[how, from_sql]}", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
