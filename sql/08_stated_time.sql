@@ -1,0 +1,161 @@
+-- How long a temporary memory says it holds.
+--
+-- A state is written the way people say it: "Ravi is on paternity leave
+-- until the end of the month", "Mei is working from home this week",
+-- "王强这个月在戒酒". Its kind's default lifetime (a state: one day) ends
+-- such a memory long before it stops being true, and recall then leaves
+-- out exactly what holds now. A write of a kind with a default lifetime
+-- and no valid_until of its own takes the end its text states, when that
+-- is later than the default (pymem._prepare_item): never shorter than the
+-- kind says.
+--
+-- What is read is the closed grammar of durations and points in time, in
+-- English and Chinese, not words of any topic: "today", "tonight", "this
+-- week(end)", "next week", "this month", "the end of the month", "this
+-- year", "for two weeks", "for the next 3 days", "until Monday", and
+-- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
+-- 两周, 三个月, 到下周一. Several in one text: the latest end wins. Weeks
+-- start on Monday (ISO, date_trunc); days end at midnight in the
+-- session's TimeZone.
+
+-- A count written as digits or as a word ('two', 'a couple of', '两', '十二').
+CREATE OR REPLACE FUNCTION pymem._count_word(word text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    SELECT CASE
+        WHEN word ~ '^[0-9]{1,3}$' THEN word::integer
+        WHEN word IN ('a', 'an', 'one', 'a single') THEN 1
+        WHEN word IN ('two', 'a couple of', 'couple of') THEN 2
+        WHEN word IN ('three', 'a few', 'few') THEN 3
+        WHEN word = 'four' THEN 4
+        WHEN word = 'five' THEN 5
+        WHEN word = 'six' THEN 6
+        WHEN word = 'seven' THEN 7
+        WHEN word = 'eight' THEN 8
+        WHEN word = 'nine' THEN 9
+        WHEN word = 'ten' THEN 10
+        WHEN word = 'eleven' THEN 11
+        WHEN word = 'twelve' THEN 12
+        -- Chinese: 一 .. 九, 十, 十X, X十, X十Y; 两 is 2
+        WHEN word ~ '^[一二两三四五六七八九十]+$' THEN (
+            WITH d AS (
+                SELECT translate(word, '一二两三四五六七八九', '1223456789') AS w
+            )
+            SELECT CASE
+                WHEN w = '十' THEN 10
+                WHEN w ~ '^十[1-9]$' THEN 10 + right(w, 1)::integer
+                WHEN w ~ '^[1-9]十$' THEN 10 * left(w, 1)::integer
+                WHEN w ~ '^[1-9]十[1-9]$' THEN 10 * left(w, 1)::integer + right(w, 1)::integer
+                WHEN w ~ '^[1-9]$' THEN w::integer
+            END
+            FROM d
+        )
+    END
+$$;
+
+-- The end a text states for what it says, or NULL when it states none.
+CREATE OR REPLACE FUNCTION pymem._stated_until(content text, at timestamptz)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_text text := lower(content);
+    v_day timestamptz := date_trunc('day', at);
+    v_week timestamptz := date_trunc('week', at);
+    v_month timestamptz := date_trunc('month', at);
+    v_ends timestamptz[] := '{}';
+    v_match text[];
+    v_count integer;
+    v_weekday integer;
+BEGIN
+    IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
+        RETURN NULL;
+    END IF;
+    -- points in time: the end of the day, week, month or year they name
+    IF v_text ~ '\m(today|tonight|this (morning|afternoon|evening))\M'
+        OR v_text ~ '(今天|今晚|今日|今儿)' THEN
+        v_ends := v_ends || (v_day + interval '1 day');
+    END IF;
+    IF v_text ~ '\mtomorrow\M' OR v_text ~ '明天' THEN
+        v_ends := v_ends || (v_day + interval '2 days');
+    END IF;
+    -- (a weekday after it names that day: 这周五, 下周一, below)
+    IF v_text ~ '\mthis (week|weekend)\M'
+        OR v_text ~ '(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天])' THEN
+        v_ends := v_ends || (v_week + interval '7 days');
+    END IF;
+    IF v_text ~ '\mnext week\M' OR v_text ~ '(下周|下个?星期|下个?礼拜)(?![一二三四五六日天])' THEN
+        v_ends := v_ends || (v_week + interval '14 days');
+    END IF;
+    IF v_text ~ '\m(this month|(the )?end of (the|this) month)\M'
+        OR v_text ~ '(这个月|本月|这月|月底|月末)' THEN
+        v_ends := v_ends || (v_month + interval '1 month');
+    END IF;
+    IF v_text ~ '\mnext month\M' OR v_text ~ '(下个月|下月)' THEN
+        v_ends := v_ends || (v_month + interval '2 months');
+    END IF;
+    IF v_text ~ '\m(this year|(the )?end of (the|this) year)\M' OR v_text ~ '(今年|年底|年末)' THEN
+        v_ends := v_ends || (date_trunc('year', at) + interval '1 year');
+    END IF;
+    IF v_text ~ '(这两天|这几天|最近几天)' THEN
+        v_ends := v_ends || (at + interval '3 days');
+    END IF;
+    -- spans: "for two weeks", "for the next 3 days", "两周", "三个月"
+    FOR v_match IN
+        SELECT r FROM regexp_matches(
+            v_text,
+            '\m(?:for|over|during|the next|next)\s+(?:the\s+(?:next\s+)?)?'
+            '([0-9]{1,3}|a couple of|couple of|a few|a single|a|an|one|two|three|four|five|six'
+            '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|month)s?\M',
+            'g'
+        ) AS r
+        UNION ALL
+        SELECT r FROM regexp_matches(
+            v_text, '([0-9]{1,3}|[一二两三四五六七八九十]{1,3})\s*(天|周|个星期|个礼拜|个月)', 'g'
+        ) AS r
+    LOOP
+        v_count := pymem._count_word(v_match[1]);
+        CONTINUE WHEN v_count IS NULL OR v_count < 1;
+        v_ends := v_ends || (at + CASE
+            WHEN v_match[2] IN ('day', '天') THEN make_interval(days => v_count)
+            WHEN v_match[2] IN ('week', '周', '个星期', '个礼拜') THEN make_interval(days => 7 * v_count)
+            ELSE make_interval(months => v_count)
+        END);
+    END LOOP;
+    -- "until Monday", "till next friday", "到下周一": the end of that day, the next
+    -- one after today ("next": the one a week later)
+    FOR v_match IN
+        SELECT r FROM regexp_matches(
+            v_text,
+            '\m(?:until|till|til|through|thru)\s+(next\s+|this\s+)?'
+            '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\M',
+            'g'
+        ) AS r
+        UNION ALL
+        SELECT ARRAY[r[1], r[2]] FROM regexp_matches(
+            v_text, '(?:到|直到)(下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天])', 'g'
+        ) AS r
+        UNION ALL
+        SELECT ARRAY[r[1], r[2]] FROM regexp_matches(
+            v_text, '(?<!到)(下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天])(?:之前|以前|为止)', 'g'
+        ) AS r
+    LOOP
+        v_weekday := CASE v_match[2]
+            WHEN 'monday' THEN 1 WHEN 'tuesday' THEN 2 WHEN 'wednesday' THEN 3
+            WHEN 'thursday' THEN 4 WHEN 'friday' THEN 5 WHEN 'saturday' THEN 6
+            WHEN 'sunday' THEN 7 WHEN '一' THEN 1 WHEN '二' THEN 2 WHEN '三' THEN 3
+            WHEN '四' THEN 4 WHEN '五' THEN 5 WHEN '六' THEN 6 ELSE 7
+        END;
+        v_ends := v_ends || (
+            v_day
+            + make_interval(days => ((v_weekday - extract(isodow FROM v_day)::integer + 6) % 7) + 1)
+            + CASE WHEN v_match[1] IN ('next ', '下') THEN interval '7 days' ELSE interval '0' END
+            + interval '1 day'
+        );
+    END LOOP;
+    RETURN (SELECT max(e) FROM unnest(v_ends) AS e);
+END;
+$$;

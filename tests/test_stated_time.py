@@ -1,0 +1,93 @@
+"""A temporary memory holds as long as its text says (sql/08_stated_time.sql):
+"until the end of the month" is not over the next day, and recall returns it
+while it holds and never after."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from tests.conftest import unit
+
+# Wednesday 2026-12-09, 15:00 UTC (the tests set the session's TimeZone to UTC)
+AT = datetime(2026, 12, 9, 15, 0, tzinfo=timezone.utc)
+END_OF_DAY = datetime(2026, 12, 10, tzinfo=timezone.utc)
+END_OF_WEEK = datetime(2026, 12, 14, tzinfo=timezone.utc)  # Monday 00:00
+END_OF_MONTH = datetime(2027, 1, 1, tzinfo=timezone.utc)
+
+STATED = [
+    ("Ravi is on paternity leave until the end of the month", END_OF_MONTH),
+    ("Mei is working from home this week because Mochi just had surgery", END_OF_WEEK),
+    ("王强这个月在戒酒", END_OF_MONTH),
+    ("Priya is off work for two weeks after her knee surgery", AT + timedelta(days=14)),
+    ("She is staying with us for the next 3 days", AT + timedelta(days=3)),
+    ("Sam is away for a couple of weeks", AT + timedelta(days=14)),
+    ("最近三个月在戒糖", AT + timedelta(days=90)),
+    ("休假十天", AT + timedelta(days=10)),
+    ("这两天嗓子疼", AT + timedelta(days=3)),
+    ("Tom is in Osaka until Monday", datetime(2026, 12, 15, tzinfo=timezone.utc)),
+    ("Tom is in Osaka until next Monday", datetime(2026, 12, 22, tzinfo=timezone.utc)),
+    ("Ana is in hospital till Friday", datetime(2026, 12, 12, tzinfo=timezone.utc)),
+    ("老周到下周一都在出差", datetime(2026, 12, 22, tzinfo=timezone.utc)),
+    ("老周这周五之前都在出差", datetime(2026, 12, 12, tzinfo=timezone.utc)),
+    ("Lena is exhausted today", END_OF_DAY),
+    ("陈磊今天感冒了", END_OF_DAY),
+    ("The twins visit tomorrow", END_OF_DAY + timedelta(days=1)),
+    ("老周下周出差", END_OF_WEEK + timedelta(days=7)),
+    ("Lena has exams next month", datetime(2027, 2, 1, tzinfo=timezone.utc)),
+    # no end stated: the kind's default applies
+    ("Maya has a cold and is staying home", None),
+    ("每周三游泳", None),
+    ("goes running every week", None),
+    ("Ana has three cats", None),
+]
+
+
+@pytest.fixture
+def utc(conn):
+    conn.execute("SET LOCAL TimeZone = 'UTC'")
+    return conn
+
+
+@pytest.mark.parametrize(("content", "until"), STATED, ids=[c for c, _ in STATED])
+def test_the_end_a_text_states(utc, content, until):
+    stated = utc.execute("SELECT pymem._stated_until(%s, %s)", (content, AT)).fetchone()[0]
+    assert stated == until
+
+
+def test_a_state_holds_until_its_stated_end_and_not_after(store, utc):
+    written = store.upsert("ravi", "Ravi is on paternity leave until the end of the month",
+                           unit(0), "state")  # fmt: skip
+    habit = store.upsert("ravi", "Ravi works at Flipkart", unit(1), "habit")
+    (valid_until,) = utc.execute(
+        "SELECT valid_until FROM pymem.memories WHERE id = %s", (written.memory_id,)
+    ).fetchone()
+    now = utc.execute("SELECT now()").fetchone()[0]
+    month_end = utc.execute("SELECT date_trunc('month', now()) + interval '1 month'").fetchone()[0]
+    assert valid_until == max(month_end, now + timedelta(days=1))
+
+    def recalled(at):
+        return {m.memory_id for m in store.recall("ravi", unit(0), k=5, at=at)}
+
+    assert written.memory_id in recalled(valid_until - timedelta(minutes=1))
+    assert written.memory_id not in recalled(valid_until + timedelta(minutes=1))
+    assert habit.memory_id in recalled(valid_until + timedelta(minutes=1))
+
+
+def test_a_stated_end_never_shortens_the_kinds_lifetime_nor_overrides_the_callers(store, utc):
+    today = store.upsert("lena", "Lena is exhausted today", unit(0), "state")
+    given = store.upsert("lena", "Lena is in Rome for two weeks", unit(1), "state",
+                         valid_until=datetime.now(timezone.utc) + timedelta(days=2))  # fmt: skip
+    rows = dict(utc.execute(
+        "SELECT id, valid_until - now() FROM pymem.memories WHERE user_id = 'lena'"
+    ).fetchall())  # fmt: skip
+    assert rows[today.memory_id] == timedelta(days=1)
+    assert timedelta(days=1) < rows[given.memory_id] < timedelta(days=2, minutes=1)
+
+
+def test_a_kind_without_a_lifetime_takes_no_end_from_its_text(store, utc):
+    fact = store.upsert("ana", "Ana works nights this week", unit(0), "fact")
+    assert utc.execute(
+        "SELECT valid_until FROM pymem.memories WHERE id = %s", (fact.memory_id,)
+    ).fetchone() == (None,)
