@@ -15,8 +15,8 @@
 -- year", "for two weeks", "for the next 3 days", "until Monday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
 -- 两周, 三个月, 到下周一. Several in one text: the latest end wins. Weeks
--- start on Monday (ISO, date_trunc); days end at midnight in the
--- session's TimeZone.
+-- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
+-- the week ahead; days end at midnight in the session's TimeZone.
 
 -- A count written as digits or as a word ('two', 'a couple of', '两', '十二').
 CREATE OR REPLACE FUNCTION pymem._count_word(word text)
@@ -83,9 +83,15 @@ BEGIN
         v_ends := v_ends || (v_day + interval '2 days');
     END IF;
     -- (a weekday after it names that day: 这周五, 下周一, below)
-    IF v_text ~ '\mthis (week|weekend)\M'
-        OR v_text ~ '(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天])' THEN
+    -- "this week" said on a Saturday or a Sunday is the week ahead: its days are
+    -- the ones still to come (the weekend itself is "this weekend", 这周末)
+    IF v_text ~ '\mthis weekend\M' OR v_text ~ '(这|本)周末' THEN
         v_ends := v_ends || (v_week + interval '7 days');
+    END IF;
+    IF v_text ~ '\mthis week\M'
+        OR v_text ~ '(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末])' THEN
+        v_ends := v_ends || (v_week + CASE WHEN extract(isodow FROM at) >= 6
+            THEN interval '14 days' ELSE interval '7 days' END);
     END IF;
     IF v_text ~ '\mnext week\M' OR v_text ~ '(下周|下个?星期|下个?礼拜)(?![一二三四五六日天])' THEN
         v_ends := v_ends || (v_week + interval '14 days');

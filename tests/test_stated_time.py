@@ -31,6 +31,8 @@ STATED = [
     ("Ana is in hospital till Friday", datetime(2026, 12, 12, tzinfo=timezone.utc)),
     ("老周到下周一都在出差", datetime(2026, 12, 22, tzinfo=timezone.utc)),
     ("老周这周五之前都在出差", datetime(2026, 12, 12, tzinfo=timezone.utc)),
+    ("Mei is away this weekend", END_OF_WEEK),
+    ("这周末在杭州", END_OF_WEEK),
     ("Lena is exhausted today", END_OF_DAY),
     ("陈磊今天感冒了", END_OF_DAY),
     ("The twins visit tomorrow", END_OF_DAY + timedelta(days=1)),
@@ -42,6 +44,21 @@ STATED = [
     ("goes running every week", None),
     ("Ana has three cats", None),
 ]
+
+
+@pytest.mark.parametrize(
+    ("said_on", "until"),
+    [
+        (datetime(2026, 12, 11, 9, tzinfo=timezone.utc), END_OF_WEEK),  # a Friday
+        (datetime(2026, 12, 12, 9, tzinfo=timezone.utc), END_OF_WEEK + timedelta(days=7)),
+        (datetime(2026, 12, 13, 9, tzinfo=timezone.utc), END_OF_WEEK + timedelta(days=7)),
+    ],
+    ids=["friday", "saturday", "sunday"],
+)
+@pytest.mark.parametrize("content", ["Mei works from home this week", "豆豆这周在家休息"])
+def test_this_week_said_at_the_weekend_is_the_week_ahead(utc, content, said_on, until):
+    stated = utc.execute("SELECT pymem._stated_until(%s, %s)", (content, said_on)).fetchone()[0]
+    assert stated == until
 
 
 @pytest.fixture
