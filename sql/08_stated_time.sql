@@ -165,3 +165,23 @@ BEGIN
     RETURN (SELECT max(e) FROM unnest(v_ends) AS e);
 END;
 $$;
+
+-- Whether a question asks about the present: it names a time that holds now
+-- ("this week", "today", "这个月": the grammar above) or says now in so many
+-- words ("now", "at the moment", "currently", "these days", "yet", "still",
+-- 现在, 目前, 这阵子, 这段时间, 最近, 还...吗). Recall raises the states
+-- valid at its instant only for such a question: a state answers what holds
+-- now, and ranked above everything else it crowded out the answers to
+-- questions about anything else.
+CREATE OR REPLACE FUNCTION pymem._asks_about_now(query_text text, at timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    SELECT lower(query_text) ~ (
+        '\m(now|nowadays|currently|current|right now|at the moment|at present|presently'
+        '|these days|this time|yet|still|anymore|any more|lately|recently|so far)\M'
+    )
+        OR query_text ~ '(现在|目前|当前|这阵子|这段时间|这些天|最近|近来|眼下|此刻|还[^，。？?]*[吗没]|了吗|了没)'
+        OR pymem._stated_until(query_text, at) IS NOT NULL
+$$;

@@ -144,7 +144,13 @@ BEGIN
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
     v_floor := v_cfg.recall_decay_floor;
-    v_boost := v_cfg.recall_state_boost;
+    -- a question that gives its words and does not ask about the present gets no
+    -- lift for states (sql/08_stated_time.sql); without words, the lift as before
+    v_boost := CASE
+        WHEN query_text IS NULL OR pymem._asks_about_now(query_text, recall.at)
+            THEN v_cfg.recall_state_boost
+        ELSE 0
+    END;
     v_pool := 8 * k + 64;
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:

@@ -260,14 +260,14 @@ def population(sql):
     }
 
 
-def brute_force(pop, query, at_epoch, lexical=None, weight=0.0) -> dict:
+def brute_force(pop, query, at_epoch, lexical=None, weight=0.0, state_boost=STATE_BOOST) -> dict:
     """Score of every recallable memory by the documented formula, in float64."""
     q = np.asarray(query, dtype=np.float32).astype(np.float64)
     sim = pop["emb"] @ (q / np.linalg.norm(q))
     age_days = np.maximum(at_epoch - pop["last"], 0.0) / 86400.0
     decay = pop["importance"] * np.exp(-pop["rate"] * age_days)
     lex = np.zeros(len(sim)) if lexical is None else lexical
-    boost = np.where(pop["state"], STATE_BOOST, 0.0)
+    boost = np.where(pop["state"], state_boost, 0.0)
     score = (sim + weight * lex + boost) * (FLOOR + (1 - FLOOR) * decay)
     ok = pop["live"] & (pop["valid_until"] > at_epoch)
     return {pop["ids"][i]: float(score[i]) for i in np.flatnonzero(ok)}
@@ -348,7 +348,10 @@ def test_recall_with_query_text_equals_brute_force(store, sql, population):
         tokens = sql.execute("SELECT pymem._query_tokens(%s)", (text,)).fetchone()[0]
         weight = LEXICAL_WEIGHT if tokens else 0.0
         lexical = lexical_of_every_row(sql, text)
-        expected = brute_force(population, q, at_epoch, lexical, weight)
+        # states are lifted only for a question about the present (none of these is)
+        (now,) = sql.execute("SELECT pymem._asks_about_now(%s, %s)", (text, at)).fetchone()
+        assert not now
+        expected = brute_force(population, q, at_epoch, lexical, weight, state_boost=0.0)
         for k in (10,) if j % 4 else (10, 1, 50):
             hits = store.recall(EX_USER, q, k, query_text=text, at=at)
             assert_same_top(hits, expected, k)
@@ -828,3 +831,35 @@ def test_state_overrides_habit_while_valid_then_expires(store, sql, embedder):
         "SELECT content, version, valid_until FROM pymem.memories WHERE id = %s",
         (habit.memory_id,),
     ).fetchone() == (HABIT, 1, None)
+
+
+@pytest.mark.parametrize(
+    ("question", "about_now"),
+    [
+        ("Is Ravi back at work yet?", True),
+        ("Where is Marco staying at the moment?", True),
+        ("Is Mei going into the office this week?", True),
+        ("What does Ravi do now?", True),
+        ("这个月聚餐要不要给王强倒酒？", True),
+        ("老周现在在哪儿？", True),
+        ("豆豆还在发烧吗？", True),
+        ("Where does Ravi work?", False),
+        ("What kind of deadlines does Kai refuse?", False),
+        ("Mei 的研究方向是什么？", False),
+    ],
+)
+def test_a_valid_state_is_lifted_only_for_a_question_about_the_present(
+    store, sql, question, about_now
+):
+    """The job is a little closer to the question than the state; the state's lift
+    puts it first when the question asks what holds now, and nowhere else."""
+    user = "lift"
+    job = store.upsert(user, "Ravi is a senior engineer at Flipkart", unit(0), "fact")
+    state = store.upsert(user, "Ravi is on leave until the end of the month", unit(1), "state")
+    query = 0.72 * unit(0) + 0.69 * unit(1)
+    assert sql.execute("SELECT pymem._asks_about_now(%s, now())", (question,)).fetchone() == (
+        about_now,
+    )
+    hits = store.recall(user, query, k=2, query_text=question)
+    first = state if about_now else job
+    assert hits[0].memory_id == first.memory_id
