@@ -74,6 +74,12 @@ BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
     END IF;
+    -- most texts name no time: one scan for any word the rules below start from
+    -- (recall asks this of every question with words)
+    IF v_text !~ ('\m(today|tonight|tomorrow|this|next|for|over|during|end|until|till|til'
+        '|through|thru)\M|[0-9]|[今明天晚日周星期礼拜月年两几]') THEN
+        RETURN NULL;
+    END IF;
     -- points in time: the end of the day, week, month or year they name
     IF v_text ~ '\m(today|tonight|this (morning|afternoon|evening))\M'
         OR v_text ~ '(今天|今晚|今日|今儿)' THEN
