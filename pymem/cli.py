@@ -181,6 +181,17 @@ _WHY_NOT_REPAIRED = {
     ("unexpected", True): "not in this release: a function of yours in schema pymem is "
     "dropped by migrate unless something depends on it; otherwise reinstall pymem",
 }
+# where the reason depends on what kind of object it is
+_WHY_NOT_REPAIRED_BY_SECTION = {
+    ("unexpected", "grant"): "a privilege beyond this release's: migrate grants what is "
+    "missing and takes nothing away, so REVOKE it yourself if it should not be there",
+    ("unexpected", "policy"): "a policy pymem did not make, on a table of users' rows: a "
+    "permissive one widens what pymem_app sees; drop it yourself if it should not be there",
+    ("unexpected", "role"): "migrate does not change the role's attributes: ALTER ROLE "
+    "pymem_app NOSUPERUSER NOBYPASSRLS, or row security does not hold for it",
+    ("missing", "role"): "migrate does not change the role's attributes: ALTER ROLE "
+    "pymem_app NOSUPERUSER NOBYPASSRLS, or row security does not hold for it",
+}
 
 
 def _report_unrepaired(dsn: str) -> None:
@@ -196,22 +207,32 @@ def _report_unrepaired(dsn: str) -> None:
         differences = drift(conn)
     for line in differences:
         how, rest = line.split(maxsplit=1)
-        from_sql = rest.split(":", 1)[0] in _LOADED_FROM_SQL
-        print(f"not repaired: {line}; {_WHY_NOT_REPAIRED[how, from_sql]}", file=sys.stderr)
+        section = rest.split(":", 1)[0]
+        why = _WHY_NOT_REPAIRED_BY_SECTION.get(
+            (how, section), _WHY_NOT_REPAIRED[how, section in _LOADED_FROM_SQL]
+        )
+        print(f"not repaired: {line}; {why}", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """0: the store is what this release installs; 1: it differs (each difference
-    printed); 2: no connection (main's handler)."""
+    printed); 2: no connection (main's handler), or a store distributed with Citus."""
     import psycopg
 
-    from pymem.migrate import shipped_schema_version
+    from pymem.migrate import citus_state, shipped_schema_version
     from pymem.snapshot import _has_schema, drift
 
     with psycopg.connect(_dsn(args)) as conn:
         if not _has_schema(conn):
             print("no pymem store in this database: `pymem migrate` creates one")
             return 1
+        if citus_state(conn) == "distributed":
+            print(
+                "pymem check: a store distributed with Citus is not compared (Citus adds "
+                "objects of its own; docs/operations.md)",
+                file=sys.stderr,
+            )
+            return 2
         differences = drift(conn)
     for line in differences:
         print(line)

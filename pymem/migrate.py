@@ -320,10 +320,16 @@ def _check_citus_cluster(conn: psycopg.Connection) -> None:
         raise CitusUnavailable(f"pymem migrate --citus: {problem}", hint=hint)
 
 
-def apply_functions(conn: psycopg.Connection, result: MigrateResult | None = None) -> int:
-    """(Re)create every function, trigger and grant in sql/, in one transaction."""
+def apply_functions(
+    conn: psycopg.Connection, result: MigrateResult | None = None, lock_timeout: str | None = None
+) -> int:
+    """(Re)create every function, trigger and grant in sql/, in one transaction. With
+    ``lock_timeout``, a table lock it needs (the history trigger, a policy made again)
+    is waited for at most that long."""
     distributed: list = []
     with conn.transaction(), conn.cursor() as cur:
+        if lock_timeout:
+            cur.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))
         loaded, dropped, kept = load_sql(cur, distributed=distributed)
     if result is not None:
         result.dropped, result.kept = dropped, kept
@@ -431,7 +437,7 @@ def migrate(
             backend.connection.close()
         result = MigrateResult([m.id for m in todo], [], 0, None)
         with wrap_errors():
-            result.functions_loaded = apply_functions(conn, result)
+            result.functions_loaded = apply_functions(conn, result, lock_timeout)
         if dimensions is not None:
             with wrap_errors(), conn.transaction():
                 result.dimensions = conn.execute(

@@ -110,7 +110,11 @@ _QUERIES: dict[str, str] = {
         WHERE t.typnamespace = 'pymem'::regnamespace AND t.typelem = 0
             AND (c.relkind IS NULL OR c.relkind = 'c')
     """,
-    "role": "SELECT rolname FROM pg_roles WHERE rolname = 'pymem_app'",
+    # a role that may bypass row security sees every user's rows
+    "role": """
+        SELECT format('%s superuser=%s bypassrls=%s', rolname, rolsuper, rolbypassrls)
+        FROM pg_roles WHERE rolname = 'pymem_app'
+    """,
     "grant": """
         SELECT format('%s %s', c.relname, array_to_string(ARRAY(
                    SELECT p FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS p
@@ -130,7 +134,8 @@ _QUERIES: dict[str, str] = {
                       p.prokind, coalesce(p.proconfig, '{}'),
                       coalesce(has_function_privilege(r.app, p.oid, 'EXECUTE'), false),
                       has_function_privilege('public', p.oid, 'EXECUTE')),
-               p.prosrc
+               -- a SQL-standard body (RETURN ...) is kept parsed, its prosrc empty
+               coalesce(pg_get_function_sqlbody(p.oid), p.prosrc)
         FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang
             CROSS JOIN (SELECT (SELECT oid FROM pg_roles WHERE rolname = 'pymem_app') AS app) AS r
         WHERE p.pronamespace = 'pymem'::regnamespace
@@ -155,7 +160,12 @@ def schema_snapshot(conn: psycopg.Connection) -> str:
             rows = sorted(_line(row, schemas) for row in conn.execute(query))
             lines += [f"{section}: {row}" for row in rows]
         lines += [f"migration: {m} applied" for m in applied_migrations(conn)]
+        dimensions = conn.execute(
+            "SELECT embedding_dimensions FROM pymem.settings"
+        ).fetchone()  # fmt: skip
     text = "\n".join(lines) + "\n"
+    if dimensions:  # a store of 384-d vectors is as much this release's as one of 512
+        text = text.replace(f"vector({dimensions[0]})", "vector(<dimensions>)")
     return text.replace(function_search_path(schemas), "pg_catalog, pymem, <extensions>")
 
 

@@ -179,10 +179,12 @@ RETURN array(
     FROM (
         SELECT unnest(pymem._values_in_order(content)) AS value
         UNION
-        SELECT 'NOT'
+        -- every column named: a restore reads the body back as PostgreSQL
+        -- printed it and names an unnamed one, and pymem check compares them
+        SELECT 'NOT' AS value
         WHERE pymem._negated(content)
         UNION
-        SELECT unnest(pymem._symbol_words(content))
+        SELECT unnest(pymem._symbol_words(content)) AS value
     ) AS m
     ORDER BY m.value
 );

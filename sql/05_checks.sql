@@ -20,10 +20,11 @@ RETURN E' \t\r\n\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007
 CREATE OR REPLACE FUNCTION pymem._word(word text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN pg_catalog.lower(pg_catalog.btrim(word));
+RETURN pg_catalog.lower(pg_catalog.btrim(word) COLLATE "C");
 
 -- The most a write's JSON objects (metadata, details, a fact's value) may
--- take, in bytes as PostgreSQL stores them (pg_column_size): they are read
+-- take, in bytes of their JSON text (a stored size would let a compressible
+-- megabyte through): they are read
 -- back whole by every recall that returns the memory, so a megabyte in one
 -- of them is a megabyte in each prompt built from it.
 CREATE OR REPLACE FUNCTION pymem._max_json_bytes()
@@ -68,7 +69,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
-    v_bytes integer := pg_column_size(value);
+    v_bytes integer := octet_length(value::text);
 BEGIN
     IF v_bytes > pymem._max_json_bytes() THEN
         RAISE EXCEPTION '% takes % bytes, the maximum is %', what, v_bytes,

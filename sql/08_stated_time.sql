@@ -137,10 +137,12 @@ BEGIN
             ELSE make_interval(months => v_count)
         END);
     END LOOP;
-    -- "until Monday", "till next friday", "到下周一": the end of that day, the next
-    -- one after today ("next": the one a week later)
+    -- "until Monday", "till next friday", "到周五", "到下周一", "这周三之前": the end
+    -- of that day. In English, the next one after today ("next": a week later). In
+    -- Chinese, 这周三 and 下周一 name the day of this and next (ISO) week, and a day
+    -- with neither is the next one after today.
     FOR v_match IN
-        SELECT r FROM regexp_matches(
+        SELECT ARRAY[btrim(r[1]), r[2]] FROM regexp_matches(
             v_text,
             '\m(?:until|till|til|through|thru)\s+(next\s+|this\s+)?'
             '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\M',
@@ -161,12 +163,14 @@ BEGIN
             WHEN 'sunday' THEN 7 WHEN '一' THEN 1 WHEN '二' THEN 2 WHEN '三' THEN 3
             WHEN '四' THEN 4 WHEN '五' THEN 5 WHEN '六' THEN 6 ELSE 7
         END;
-        v_ends := v_ends || (
-            v_day
-            + make_interval(days => ((v_weekday - extract(isodow FROM v_day)::integer + 6) % 7) + 1)
-            + CASE WHEN v_match[1] IN ('next ', '下') THEN interval '7 days' ELSE interval '0' END
-            + interval '1 day'
-        );
+        v_ends := v_ends || CASE
+            WHEN v_match[1] IN ('这', '本') THEN v_week + make_interval(days => v_weekday)
+            WHEN v_match[1] = '下' THEN v_week + make_interval(days => 7 + v_weekday)
+            ELSE v_day
+                + make_interval(days => ((v_weekday - extract(isodow FROM v_day)::integer + 6) % 7) + 1)
+                + CASE WHEN v_match[1] = 'next' THEN interval '7 days' ELSE interval '0' END
+                + interval '1 day'
+        END;
     END LOOP;
     RETURN (SELECT max(e) FROM unnest(v_ends) AS e);
 END;

@@ -73,6 +73,13 @@ BEGIN
         AND m.id = ANY(_reinforce.memory_ids)
         AND m.deleted_at IS NULL;
     GET DIAGNOSTICS v_count = ROW_COUNT;
+    -- keys merged into a memory count against its limit like the ones it came with
+    IF _reinforce.details <> '{}' OR _reinforce.metadata <> '{}' THEN
+        PERFORM pymem._check_json_size(m.details, 'details merged into the memory'),
+            pymem._check_json_size(m.metadata, 'metadata merged into the memory')
+        FROM pymem.memories AS m
+        WHERE m.user_id = _reinforce.user_id AND m.id = ANY(_reinforce.memory_ids);
+    END IF;
     RETURN v_count;
 END;
 $$;
@@ -182,6 +189,10 @@ BEGIN
             USING ERRCODE = 'PM006';
     END IF;
     PERFORM pymem._check_one_dimension(item.contacts, label || 'contacts');
+    -- names of people the memory is about: blanks dropped, each name once
+    item.contacts := array(
+        SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''
+    );
     -- each name is resolved and linked under the user's lock
     IF cardinality(item.contacts) > 50 THEN
         RAISE EXCEPTION '%contacts names % people, the maximum is 50', label,
@@ -189,10 +200,6 @@ BEGIN
             USING ERRCODE = 'PM006',
                 HINT = 'Name the people the memory is about; link more with sync_contact.';
     END IF;
-    -- names of people the memory is about: blanks dropped, each name once
-    item.contacts := array(
-        SELECT DISTINCT btrim(c) FROM unnest(item.contacts) AS c WHERE btrim(c) <> ''
-    );
     RETURN item;
 END;
 $$;
@@ -789,6 +796,12 @@ BEGIN
         mention_count = m.mention_count + 1,
         tier = 'hot'
     WHERE m.user_id = _supersede.user_id AND m.id = _supersede.memory_id;
+    IF item.details <> '{}' OR item.metadata <> '{}' THEN
+        PERFORM pymem._check_json_size(m.details, 'details merged into the memory'),
+            pymem._check_json_size(m.metadata, 'metadata merged into the memory')
+        FROM pymem.memories AS m
+        WHERE m.user_id = _supersede.user_id AND m.id = _supersede.memory_id;
+    END IF;
 END;
 $$;
 

@@ -147,7 +147,7 @@ BEGIN
     -- a question that gives its words and does not ask about the present gets no
     -- lift for states (sql/08_stated_time.sql); without words, the lift as before
     v_boost := CASE
-        WHEN query_text IS NULL OR pymem._asks_about_now(query_text, recall.at)
+        WHEN nullif(btrim(query_text), '') IS NULL OR pymem._asks_about_now(query_text, recall.at)
             THEN v_cfg.recall_state_boost
         ELSE 0
     END;

@@ -248,6 +248,8 @@ BEGIN
         v_metadata := v_metadata || v_src.metadata;
     END LOOP;
     v_details := pymem._details_merge(v_details, details, false);
+    PERFORM pymem._check_json_size(v_details, label || 'details of the record');
+    PERFORM pymem._check_json_size(v_metadata, label || 'metadata of the record');
     FOR v_src IN
         SELECT m.id, m.details
         FROM pymem.memories AS m

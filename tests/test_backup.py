@@ -342,6 +342,52 @@ def test_migrate_restores_every_policy_and_row_security(fresh_dsn):
     assert _pymem("--dsn", fresh_dsn, "check").returncode == 0
 
 
+def test_check_passes_on_a_store_of_other_dimensions(empty_dsn):
+    """The embedding columns take the store's dimension: a 3-d store is this release's too."""
+    migrate(empty_dsn, dimensions=3)
+    done = _pymem("--dsn", empty_dsn, "check")
+    assert done.returncode == 0, done.stdout
+    with psycopg.connect(empty_dsn, autocommit=True) as conn:
+        conn.execute("ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(4)")
+    done = _pymem("--dsn", empty_dsn, "check")
+    assert "unexpected column: memory_versions.embedding vector(4)" in done.stdout
+
+
+def test_a_policy_changed_by_hand_is_named_and_made_again(fresh_dsn):
+    """USING (true) would show every user's rows to pymem_app."""
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("ALTER POLICY memories_of_current_user ON pymem.memories USING (true)")
+    checked = _pymem("--dsn", fresh_dsn, "check")
+    assert any(
+        line.startswith("unexpected policy: memories memories_of_current_user")
+        and "using=true" in line
+        for line in checked.stdout.splitlines()
+    ), checked.stdout
+    migrated = _pymem("--dsn", fresh_dsn, "migrate")
+    assert (migrated.returncode, migrated.stderr) == (0, "")
+    assert _pymem("--dsn", fresh_dsn, "check").returncode == 0
+
+
+def test_a_role_that_bypasses_row_security_is_named(fresh_dsn):
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("ALTER ROLE pymem_app BYPASSRLS")
+        try:
+            checked = _pymem("--dsn", fresh_dsn, "check")
+            migrated = _pymem("--dsn", fresh_dsn, "migrate")
+        finally:
+            conn.execute("ALTER ROLE pymem_app NOBYPASSRLS")
+    assert "unexpected role: pymem_app superuser=f bypassrls=t" in checked.stdout
+    assert "ALTER ROLE pymem_app NOSUPERUSER NOBYPASSRLS" in migrated.stderr
+
+
+def test_an_extra_grant_is_named_and_left_to_the_dba(fresh_dsn):
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        conn.execute("GRANT DELETE ON pymem.memories TO pymem_app")
+    migrated = _pymem("--dsn", fresh_dsn, "migrate")
+    assert "unexpected grant: memories SELECT,INSERT,UPDATE,DELETE" in migrated.stderr
+    assert "REVOKE it yourself" in migrated.stderr
+
+
 def test_migrate_names_what_it_cannot_repair(fresh_dsn):
     """An index is a migration's: migrate says it is missing, with its definition."""
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:

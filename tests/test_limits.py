@@ -18,13 +18,13 @@ def _max(conn: psycopg.Connection, name: str) -> int:
 
 
 def _object_of_size(conn: psycopg.Connection, size: int) -> dict:
-    """A JSON object that PostgreSQL stores in exactly ``size`` bytes."""
+    """A JSON object whose JSON text (as PostgreSQL prints it) takes exactly ``size`` bytes."""
     overhead = conn.execute(
-        "SELECT pg_column_size(jsonb_build_object('x', ''))"
+        "SELECT octet_length(jsonb_build_object('x', '')::text)"
     ).fetchone()[0]  # fmt: skip
     value = {"x": "a" * (size - overhead)}
-    stored = conn.execute("SELECT pg_column_size(%s::jsonb)", (psycopg.types.json.Jsonb(value),))
-    assert stored.fetchone()[0] == size
+    text = conn.execute("SELECT octet_length(%s::jsonb::text)", (psycopg.types.json.Jsonb(value),))
+    assert text.fetchone()[0] == size
     return value
 
 
@@ -125,3 +125,24 @@ def test_on_related_and_decisions_follow_the_same_rule(store, conn):
 def test_a_bad_on_related_is_an_invalid_parameter_on_a_single_call(store):
     with pytest.raises(InvalidParameter, match="on_related must be review, supersede or insert"):
         store.upsert(USER, "Ann runs", unit(0), on_related="bogus")
+
+
+def test_keys_merged_into_a_memory_count_against_its_limit(store, conn):
+    """A re-mention adds the keys it brings: the merged details are held to the limit."""
+    half = _max(conn, "_max_json_bytes") // 2 + 10
+    first = store.upsert(USER, "Ann keeps notes", unit(0), details={"a": "x" * half})
+    assert first.action == "inserted"
+    with pytest.raises(InvalidParameter, match="details merged into the memory takes"):
+        store.upsert(USER, "Ann keeps notes", unit(0), details={"b": "y" * half})
+    conn.rollback()
+
+
+def test_a_compressible_value_is_measured_as_its_text(conn):
+    """A megabyte of one repeated letter is stored in a few kilobytes; the limit reads the
+    JSON text, so it is refused all the same."""
+    with pytest.raises(psycopg.Error, match="fact value takes 1048585 bytes") as refused:
+        conn.execute(
+            "SELECT pymem.set_fact(%s, 'notes', jsonb_build_object('x', repeat('a', 1048576)))",
+            (USER,),
+        )
+    assert refused.value.sqlstate == "PM021"

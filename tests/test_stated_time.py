@@ -29,8 +29,12 @@ STATED = [
     ("Tom is in Osaka until Monday", datetime(2026, 12, 15, tzinfo=timezone.utc)),
     ("Tom is in Osaka until next Monday", datetime(2026, 12, 22, tzinfo=timezone.utc)),
     ("Ana is in hospital till Friday", datetime(2026, 12, 12, tzinfo=timezone.utc)),
-    ("老周到下周一都在出差", datetime(2026, 12, 22, tzinfo=timezone.utc)),
+    # 下周一 is the Monday of next week, 这周五 this week's Friday
+    ("老周到下周一都在出差", datetime(2026, 12, 15, tzinfo=timezone.utc)),
+    ("老周到下周五都在出差", datetime(2026, 12, 19, tzinfo=timezone.utc)),
     ("老周这周五之前都在出差", datetime(2026, 12, 12, tzinfo=timezone.utc)),
+    ("老周到周五都在出差", datetime(2026, 12, 12, tzinfo=timezone.utc)),
+    ("Tom is in Osaka until next  Monday", datetime(2026, 12, 22, tzinfo=timezone.utc)),
     ("Mei is away this weekend", END_OF_WEEK),
     ("这周末在杭州", END_OF_WEEK),
     ("Lena is exhausted today", END_OF_DAY),
