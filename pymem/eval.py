@@ -475,10 +475,17 @@ def _collect(
 
 def _label_judge(data: Dataset, user: str):
     """A judge that answers from the labels, as a perfect LLM would: the same fact is a
-    duplicate, a new value of the slot supersedes, two facts that contradict each other
-    are a conflict for the user, anything else is kept."""
+    duplicate, a later value of the slot supersedes, two facts that contradict each other
+    are a conflict for the user, anything else is kept. It models time as a careful
+    reader does: a write that restates an earlier value of the slot ("the Fiesta Nadia
+    used to drive") never replaces the current one; it is put to the user as a conflict,
+    both kept, since the labels do not say whether it speaks of the past."""
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
+    # the order in which each slot's values were first said
+    said_first: dict[tuple[str, str], int] = {}
+    for m in data.memories:
+        said_first.setdefault((m.user, m.fact), len(said_first))
     contradicting = {
         (m.user, frozenset((m.fact, m.contradicts))) for m in data.memories if m.contradicts
     }
@@ -491,6 +498,11 @@ def _label_judge(data: Dataset, user: str):
         if newer == older:
             return {"decision": "duplicate", "reason": f"labels: both are {newer}"}
         if slot_of[(user, newer)] == slot_of[(user, older)]:
+            if said_first[(user, newer)] < said_first[(user, older)]:
+                return {
+                    "decision": "conflict",
+                    "reason": f"labels: {newer} restates a value from before {older}",
+                }
             return {"decision": "supersede", "reason": f"labels: {newer} updates {older}"}
         return {"decision": "keep_both", "reason": f"labels: {newer} and {older} differ"}
 

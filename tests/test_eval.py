@@ -293,3 +293,27 @@ def test_an_oversized_memory_is_refused_before_it_is_embedded(admin_dsn, tmp_pat
 
     with pytest.raises(ContentTooLong, match="memory m1: content is 5000 characters long"):
         _evaluate(admin_dsn, tmp_path, records, embed)
+
+
+def test_the_label_judge_never_lets_an_earlier_value_replace_the_current_one():
+    """A careful reader models time: a later value of a slot supersedes; a write that
+    restates an earlier value beside the current one is put to the user, both kept."""
+    from types import SimpleNamespace
+
+    from pymem.eval import Dataset, Memory, _label_judge
+
+    data = Dataset(
+        memories=[
+            Memory("n1", "nadia", "car/fiesta", "car", "fact", "Nadia drives a Fiesta"),
+            Memory("n2", "nadia", "car/yaris", "car", "fact", "Nadia now drives a Yaris"),
+            Memory("n3", "nadia", "car/fiesta", "car", "fact", "The Fiesta she used to drive"),
+        ]
+    )
+    judge = _label_judge(data, "nadia")
+
+    def decide(newer: str, older: str) -> str:
+        return judge(SimpleNamespace(content=newer, matched_content=older))["decision"]
+
+    assert decide("Nadia now drives a Yaris", "Nadia drives a Fiesta") == "supersede"
+    assert decide("The Fiesta she used to drive", "Nadia now drives a Yaris") == "conflict"
+    assert decide("The Fiesta she used to drive", "Nadia drives a Fiesta") == "duplicate"
