@@ -738,6 +738,8 @@ BEGIN
             item.decay_rate
         );
         PERFORM pymem._set_change_reason(NULL);
+        -- its words stay a way to find the memory (sql/21_wordings.sql)
+        PERFORM pymem._add_wording(user_id, target_id, item.content, item.embedding);
         RETURN target_id;
     END IF;
     IF action = 'superseded' THEN

@@ -297,6 +297,11 @@ BEGIN
             v_item.valid_until := v_newer.valid_until;
             v_item.decay_rate := v_newer.decay_rate;
             PERFORM pymem._supersede(user_id, v_review.matched_id, v_item);
+            -- the newer memory's other wordings go with its content
+            PERFORM pymem._move_wordings(
+                user_id, v_review.memory_id, v_review.matched_id, v_newer.content,
+                v_newer.embedding
+            );
         ELSE
             PERFORM pymem._set_change_reason(format(
                 'review: duplicate %s merged%s', v_review.memory_id, v_because
@@ -305,6 +310,11 @@ BEGIN
                 user_id, ARRAY[v_review.matched_id], true, v_newer.importance,
                 v_newer.source, v_newer.pinned, v_newer.details, v_newer.metadata,
                 v_newer.valid_until, v_newer.topic, v_newer.canonical, v_newer.decay_rate
+            );
+            -- the retired text stays a way to find the survivor
+            PERFORM pymem._move_wordings(
+                user_id, v_review.memory_id, v_review.matched_id, v_newer.content,
+                v_newer.embedding
             );
         END IF;
         -- the people the retired memory was about are linked to the survivor

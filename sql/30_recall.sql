@@ -38,7 +38,9 @@ END;
 
 -- Ranked recall of one user's live memories. Exact: every live memory of
 -- the user is scored (btree on user_id, no ANN index), so the result is
--- the same top-k as a brute-force scan.
+-- the same top-k as a brute-force scan. A memory is scored by its best
+-- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
+-- each wording is a row of the scan, and a memory is returned once.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
 -- The floor keeps a highly similar old memory above an unrelated fresh
@@ -164,7 +166,7 @@ BEGIN
                 -- lexical share shown are read for the pool's rows only, by ctid
                 -- (the version this statement's snapshot saw)
                 SELECT
-                    m.tid, m.id,
+                    m.tid, m.id, m.wtid,
                     -- the documented sum, in its order: (sim + weight * lex) + boost
                     (1 - (m.embedding <=> recall.query_embedding))
                     + v_weight * CASE WHEN v_token_count > 0 THEN (
@@ -177,12 +179,25 @@ BEGIN
                     -- order; the tier is the one column past the vector read for
                     -- every row (decay's updates of it stay HOT only while no index
                     -- names it)
-                    SELECT h.ctid AS tid, h.id, h.kind, h.content, h.embedding
+                    SELECT
+                        h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.content, h.embedding
                     FROM pymem.memories AS h
                     WHERE h.user_id = recall.user_id
                         AND h.consolidated_into IS NULL
                         AND h.deleted_at IS NULL
                         AND (recall.include_cold OR h.tier = 'hot')
+                    -- and every other wording a live memory absorbed (sql/21_wordings.sql),
+                    -- for the content it still has: a memory is scored by its best one
+                    UNION ALL
+                    SELECT h.ctid, h.id, w.ctid, h.kind, w.content, w.embedding
+                    FROM pymem.memory_wordings AS w
+                    INNER JOIN pymem.memories AS h
+                        ON h.user_id = w.user_id AND h.id = w.memory_id
+                    WHERE w.user_id = recall.user_id
+                        AND h.consolidated_into IS NULL
+                        AND h.deleted_at IS NULL
+                        AND (recall.include_cold OR h.tier = 'hot')
+                        AND w.content_md5 = md5(h.content)
                 ) AS m
                 WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
                     -- a second distance only when the option is set
@@ -198,8 +213,9 @@ BEGIN
                 LIMIT v_pool + 1
             ),
             scored AS (
-                SELECT
-                    p.tid, p.id, p.strength,
+                -- a memory once, by its best wording
+                SELECT DISTINCT ON (p.id)
+                    p.tid, p.id, p.wtid, p.strength,
                     p.rel * (v_floor + (1 - v_floor) * p.strength) AS final_score
                 FROM (
                     SELECT
@@ -216,8 +232,10 @@ BEGIN
                     -- the bound: the rows the pool left out rank below it either way
                     WHERE m.valid_until IS NULL OR m.valid_until > recall.at
                 ) AS p
-                ORDER BY final_score DESC, p.id
-                LIMIT recall.k
+                ORDER BY p.id, final_score DESC
+            ),
+            best AS (
+                SELECT sc.* FROM scored AS sc ORDER BY sc.final_score DESC, sc.id LIMIT recall.k
             ),
             -- proven: the pool held every row, or its k-th score beats every bound
             -- left out (with a margin for rounding: a near tie takes the second pass);
@@ -226,8 +244,8 @@ BEGIN
             -- proof's four subqueries again when the planner inlined it
             verdict AS MATERIALIZED (
                 SELECT v_pool IS NULL OR (SELECT count(*) FROM pool) <= v_pool OR (
-                    (SELECT count(*) FROM scored) = recall.k
-                    AND (SELECT min(sc.final_score) FROM scored AS sc) > (
+                    (SELECT count(*) FROM best) = recall.k
+                    AND (SELECT min(sc.final_score) FROM best AS sc) > (
                         SELECT b.bound + 1e-9 * (1 + abs(b.bound))
                         FROM (
                             SELECT greatest(min(p.rel), min(p.rel) * v_floor) AS bound
@@ -241,16 +259,19 @@ BEGIN
                 -- the same arithmetic as the pool's relevance, for the k rows shown
                 -- (k calls: the function, not another inline copy; none without
                 -- query tokens, where each call cost about 7 µs for a 0)
-                1 - (m.embedding <=> recall.query_embedding) AS sim,
-                CASE WHEN v_token_count > 0 THEN pymem._lexical_match(v_tokens, m.content)
+                1 - (coalesce(w.embedding, m.embedding) <=> recall.query_embedding) AS sim,
+                CASE WHEN v_token_count > 0
+                    THEN pymem._lexical_match(v_tokens, coalesce(w.content, m.content))
                     ELSE 0 END AS lex,
                 m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
                 m.last_access_at, m.valid_until
             FROM verdict AS v
             LEFT JOIN (
-                scored AS sc
+                best AS sc
                 INNER JOIN pymem.memories AS m
                     ON m.user_id = recall.user_id AND m.ctid = sc.tid
+                LEFT JOIN pymem.memory_wordings AS w
+                    ON w.user_id = recall.user_id AND w.ctid = sc.wtid
             ) ON v.proven
             ORDER BY sc.final_score DESC, sc.id
         LOOP

@@ -29,7 +29,8 @@ BEGIN
         RETURN v_current;
     END IF;
     -- (SELECT 1: Citus cannot run an empty target list over every shard)
-    IF EXISTS (SELECT 1 FROM pymem.memories) OR EXISTS (SELECT 1 FROM pymem.memory_versions) THEN
+    IF EXISTS (SELECT 1 FROM pymem.memories) OR EXISTS (SELECT 1 FROM pymem.memory_versions)
+        OR EXISTS (SELECT 1 FROM pymem.memory_wordings) THEN
         RAISE EXCEPTION 'this store holds % dimensional embeddings; it cannot change to %',
             v_current, dimensions
             USING ERRCODE = 'PM013',
@@ -57,6 +58,9 @@ BEGIN
     );
     EXECUTE format(
         'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s)', dimensions
+    );
+    EXECUTE format(
+        'ALTER TABLE pymem.memory_wordings ALTER COLUMN embedding TYPE vector(%s)', dimensions
     );
     PERFORM pymem._create_history_triggers();
     UPDATE pymem.settings SET embedding_dimensions = dimensions;

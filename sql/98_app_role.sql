@@ -58,7 +58,7 @@ BEGIN
             ON p.polrelid = c.oid AND p.polname = c.relname || '_of_current_user'
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p')
             AND c.relname = ANY(ARRAY[
-                'memories', 'memory_versions', 'reviews', 'facts', 'fact_history',
+                'memories', 'memory_versions', 'memory_wordings', 'reviews', 'facts', 'fact_history',
                 'contacts', 'contact_aliases', 'contact_links', 'contact_history',
                 'consolidations', 'consolidation_announcements', 'import_progress',
                 'event_outbox'

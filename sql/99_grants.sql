@@ -8,6 +8,8 @@ GRANT SELECT, INSERT, UPDATE ON pymem.memories, pymem.reviews TO pymem_app;
 -- consolidation: records are undone (undone_at), announcements cleared
 GRANT SELECT, INSERT, UPDATE ON pymem.consolidations TO pymem_app;
 GRANT SELECT, INSERT, DELETE ON pymem.consolidation_announcements TO pymem_app;
+-- wordings (0022): written by the invoker write path, never changed
+GRANT SELECT, INSERT ON pymem.memory_wordings TO pymem_app;
 -- history is written only by the SECURITY DEFINER trigger
 GRANT SELECT ON pymem.memory_versions TO pymem_app;
 REVOKE INSERT ON pymem.memory_versions FROM pymem_app;

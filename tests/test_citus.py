@@ -330,7 +330,8 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     """A store distributed at an earlier release takes the migrations written since
     (0016, 0017, 0018, 0019, 0020, 0021: columns with CHECKs on the reference table
     pymem.settings, attributes of a type, a column of pymem.kinds, an index of the
-    distributed memories, a marker, a CHECK of pymem.settings written again);
+    distributed memories, a marker, a CHECK of pymem.settings written again, a table of
+    users' rows);
     Citus refuses a column added with its constraint in one command, so a migration adds
     them apart. Rolled back here with yoyo, then applied by
     `pymem migrate` on the distributed store."""
@@ -344,7 +345,9 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         )
     try:
         latest = read_migrations(str(migrations_dir())).filter(
-            lambda m: m.id.split(".", 1)[0] in ("0016", "0017", "0018", "0019", "0020", "0021")
+            lambda m: (
+                m.id.split(".", 1)[0] in ("0016", "0017", "0018", "0019", "0020", "0021", "0022")
+            )
         )
         with backend.lock():
             backend.rollback_migrations(backend.to_rollback(latest))
@@ -359,6 +362,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         "0019",
         "0020",
         "0021",
+        "0022",
     ]
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:

@@ -38,13 +38,18 @@ def _rls_tables(conn) -> list[str]:
 
 
 def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
-    """Rows of every kind for ``user``: memories with history, a review, facts
+    """Rows of every kind for ``user``: memories with history and a wording, a review, facts
     with history, an import's progress, contacts with an alias, links and attribute history, a
     consolidation, an announced topic."""
     first = store.upsert(user, f"{user} is learning React", unit(base), topic="skill:react")
     store.upsert(user, f"{user} is proficient in React", at_cosine(0.8, base, base + 1),
                  topic="skill:react")  # fmt: skip
     tea = store.upsert(user, f"{user} drinks green tea every morning", unit(base + 2))
+    # the same fact in other words, kept as a wording of tea (sql/21_wordings.sql)
+    conn.execute(
+        "SELECT pymem._add_wording(%s, %s, %s, %s)",
+        (user, tea.memory_id, f"{user} has green tea each morning", unit(base + 2)),
+    )
     coffee = store.upsert(user, f"{user} never drinks coffee", unit(base + 3))
     store.flag_conflict(user, tea.memory_id, coffee.memory_id, "tea or coffee")
     store.set_fact(user, "city", "Paris")
