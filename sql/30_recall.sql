@@ -107,6 +107,7 @@ DECLARE
     v_ids uuid [] := '{}';
     v_row record;
     v_rates jsonb := pymem._kind_rates();
+    v_has_wordings boolean;
 BEGIN
     -- one rule for user ids, the writes' (a copy of it here had drifted)
     PERFORM pymem._check_user(user_id);
@@ -154,6 +155,10 @@ BEGIN
         ELSE 0
     END;
     v_pool := 8 * k + 64;
+    -- most users have no wordings: their scan is then the memories' alone
+    v_has_wordings := EXISTS (
+        SELECT FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
+    );
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:
     -- LIMIT ALL) while the pool cannot prove its answer
@@ -193,7 +198,7 @@ BEGIN
                     FROM pymem.memory_wordings AS w
                     INNER JOIN pymem.memories AS h
                         ON h.user_id = w.user_id AND h.id = w.memory_id
-                    WHERE w.user_id = recall.user_id
+                    WHERE v_has_wordings AND w.user_id = recall.user_id
                         AND h.consolidated_into IS NULL
                         AND h.deleted_at IS NULL
                         AND (recall.include_cold OR h.tier = 'hot')

@@ -1,0 +1,87 @@
+"""recall of this tree beside the recall of an earlier commit, on the same rows.
+
+Loads the earlier commit's pymem.recall as pymem.recall_prev (planned as recall is),
+writes a user of 1,000 and one of 10,000 random 512-d memories, and times both
+functions alternating, with and without query_text; prints the medians and the ratio.
+
+    python scripts/bench_recall_versions.py "postgresql://.../scratch" --before 9181830
+
+Use a scratch database migrated by this tree: it writes users bench1000 and bench10000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def earlier_recall(commit: str) -> str:
+    old = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:sql/30_recall.sql"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    start = old.index("CREATE OR REPLACE FUNCTION pymem.recall(")
+    end = old.index("$$;", old.index("AS $$", start)) + 3
+    return (
+        old[start:end]
+        .replace("FUNCTION pymem.recall(", "FUNCTION pymem.recall_prev(", 1)
+        .replace("recall.", "recall_prev.")
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("dsn")
+    parser.add_argument("--before", required=True, help="the commit whose recall to compare")
+    args = parser.parse_args()
+    rng = np.random.default_rng(3)
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute(earlier_recall(args.before))
+        conn.execute(
+            "ALTER FUNCTION pymem.recall_prev(text, vector, integer, text, text[], boolean,"
+            " double precision, boolean, timestamptz) SET plan_cache_mode = force_generic_plan"
+        )
+        for n in (1000, 10000):
+            user = f"bench{n}"
+            conn.execute("DELETE FROM pymem.memories WHERE user_id = %s", (user,))
+            with conn.cursor().copy(
+                "COPY pymem.memories (user_id, kind, content, embedding) FROM STDIN"
+            ) as copy:
+                for i in range(n):
+                    v = rng.normal(size=512).astype(np.float32)
+                    copy.write_row((
+                        user, "fact", f"memory {i} about topic {i % 97} and place {i % 31}",
+                        "[" + ",".join(f"{x:.5f}" for x in v) + "]",
+                    ))  # fmt: skip
+            conn.execute("ANALYZE pymem.memories")
+            for text in (None, "where is the place 7 topic"):
+                now, before = [], []
+                for j in range(60):
+                    q = rng.normal(size=512).astype(np.float32)
+                    pair = [("recall", now), ("recall_prev", before)]
+                    for name, times in pair if j % 2 else reversed(pair):
+                        started = time.perf_counter()
+                        conn.execute(
+                            f"SELECT count(*) FROM pymem.{name}(%s, %s, 10, query_text => %s)",
+                            (user, q, text),
+                        ).fetchone()
+                        times.append(time.perf_counter() - started)
+                a, b = statistics.median(now[10:]), statistics.median(before[10:])
+                print(
+                    f"{n} memories, query_text {'yes' if text else 'no '}: this tree "
+                    f"{a * 1000:.2f} ms, {args.before} {b * 1000:.2f} ms, {a / b:.2f}x"
+                )
+
+
+if __name__ == "__main__":
+    main()
