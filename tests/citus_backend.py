@@ -47,6 +47,7 @@ MODULES = (
     "tests/test_security.py",
     "tests/test_calibration.py",
     "tests/test_quality.py",
+    "tests/test_wordings.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"

@@ -100,11 +100,13 @@ def test_wordings_follow_row_security(fresh_dsn):
             "SELECT pymem._add_wording('ann', %s, 'Ann is a go player', %s::vector)",
             (mine.memory_id, str(unit(1).tolist())),
         )
-        conn.execute("SET ROLE pymem_app")
-        conn.execute("SELECT set_config('pymem.user_id', 'bob', false)")
-        assert conn.execute("SELECT count(*) FROM pymem.memory_wordings").fetchone() == (0,)
-        conn.execute("SELECT set_config('pymem.user_id', 'ann', false)")
-        assert conn.execute("SELECT count(*) FROM pymem.memory_wordings").fetchone() == (1,)
+    # as the wrapper does: the role and the user for one transaction (pymem._set_user:
+    # on Citus, a SET LOCAL the workers' policies see too)
+    for user, seen in (("bob", 0), ("ann", 1)):
+        with psycopg.connect(fresh_dsn) as conn:
+            conn.execute("SET LOCAL ROLE pymem_app")
+            conn.execute("SELECT pymem._set_user(%s)", (user,))
+            assert conn.execute("SELECT count(*) FROM pymem.memory_wordings").fetchone() == (seen,)
 
 
 def test_recall_with_wordings_is_the_exact_best_wording_top_k(store, conn):
