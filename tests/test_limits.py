@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from pymem.errors import InvalidBatch, InvalidFactValue, InvalidParameter
-from tests.conftest import unit
+from tests.conftest import at_cosine, unit
 
 USER = "limits"
 
@@ -146,3 +146,18 @@ def test_a_compressible_value_is_measured_as_its_text(conn):
             (USER,),
         )
     assert refused.value.sqlstate == "PM021"
+
+
+def test_a_supersede_and_a_consolidation_are_held_to_the_limit_of_what_they_merge(store, conn):
+    half = _max(conn, "_max_json_bytes") // 2 + 10
+    store.upsert(USER, "Ann is learning React", unit(0), topic="skill:react",
+                 details={"a": "x" * half})  # fmt: skip
+    with pytest.raises(InvalidParameter, match="details merged into the memory takes"):
+        store.upsert(USER, "Ann is proficient in React", at_cosine(0.8, 0, 1),
+                     topic="skill:react", details={"b": "y" * half})  # fmt: skip
+    conn.rollback()
+    one = store.upsert(USER, "Ann ran 5 km on Monday", unit(2), details={"a": "x" * half})
+    two = store.upsert(USER, "Ann ran 6 km on Tuesday", unit(3), details={"b": "y" * half})
+    with pytest.raises(InvalidParameter, match="details of the record takes"):
+        store.consolidate(USER, [one.memory_id, two.memory_id], "Ann runs", unit(4))
+    conn.rollback()
