@@ -25,16 +25,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def earlier_recall(commit: str) -> str:
+    """The earlier recall as recall_prev, and the helper of its own it calls: the share
+    of query tokens, pymem._lexical_match(text[], text), which later code replaced by a
+    three-argument one (an overload: the two do not collide)."""
     old = subprocess.run(
         ["git", "-C", str(ROOT), "show", f"{commit}:sql/30_recall.sql"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     start = old.index("CREATE OR REPLACE FUNCTION pymem.recall(")
     end = old.index("$$;", old.index("AS $$", start)) + 3
+    helper = old.index("CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text[], content")
     return (
-        old[start:end]
-        .replace("FUNCTION pymem.recall(", "FUNCTION pymem.recall_prev(", 1)
-        .replace("recall.", "recall_prev.")
+        old[helper : old.index("\n\n", helper)]
+        + "\n"
+        + (
+            old[start:end]
+            .replace("FUNCTION pymem.recall(", "FUNCTION pymem.recall_prev(", 1)
+            .replace("recall.", "recall_prev.")
+        )
     )
 
 

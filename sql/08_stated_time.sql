@@ -195,3 +195,120 @@ AS $$
         OR query_text ~ '(现在|目前|当前|这阵子|这段时间|这些天|最近|近来|眼下|此刻|还[^，。？?]*[吗没]|了吗|了没)'
         OR pymem._stated_until(query_text, at) IS NOT NULL
 $$;
+
+-- The days a question asks about, when it names them: "on 16 June, 2023",
+-- "June 16th 2023", "in August 2023", "2023-06-16", "2023年6月16日", "6月16日",
+-- "yesterday", "the day before yesterday", "last week", "last weekend",
+-- "last month", "last year", 昨天, 前天, 上周, 上个月, 去年. Recall lifts
+-- the memories written in that span (pymem._asked_time_boost): asked what
+-- was said on a day, the memories of that day answer, whatever their words.
+-- A named day is taken with a day either side (what was said on the 16th
+-- was often written on the 15th or the 17th, across midnight or in the
+-- next session); a date without a year is the latest such day not after
+-- `at`. NULL when the question names no day; of several, the first named
+-- (a day before a month, a month before a relative span). Days in the
+-- session's TimeZone.
+CREATE OR REPLACE FUNCTION pymem._asked_window(query_text text, at timestamptz)
+RETURNS tstzrange
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_text text := lower(query_text);
+    v_day timestamptz := date_trunc('day', at);
+    v_month_names constant text := 'january|february|march|april|may|june|july|august'
+        '|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
+    v_month_starts constant text[] := ARRAY['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+    v_m text[];
+    v_month integer;
+    v_date date;
+BEGIN
+    IF query_text IS NULL OR at IS NULL OR NOT isfinite(at) THEN
+        RETURN NULL;
+    END IF;
+    -- most questions name no day: one scan for anything the rules start from
+    IF v_text !~ ('[0-9]|\m(yesterday|last)\M|[昨前上去]') THEN
+        RETURN NULL;
+    END IF;
+    -- a day with its month named: "16 june, 2023", "june 16th 2023", "16 june"
+    v_m := regexp_match(v_text,
+        '\m([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(' || v_month_names || ')\M\.?,?\s*([0-9]{4})?');
+    IF v_m IS NULL THEN
+        v_m := regexp_match(v_text,
+            '\m(' || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?\M,?\s*([0-9]{4})?');
+        IF v_m IS NOT NULL THEN
+            v_m := ARRAY[v_m[2], v_m[1], v_m[3]];
+        END IF;
+    END IF;
+    IF v_m IS NOT NULL THEN
+        v_month := array_position(v_month_starts, left(v_m[2], 3));
+    ELSE
+        -- ISO and Chinese: "2023-06-16", "2023年6月16日", "6月16日", "6月16号"
+        v_m := regexp_match(v_text, '\m([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\M');
+        IF v_m IS NULL THEN
+            v_m := regexp_match(v_text, '(?:([0-9]{4})年)?([0-9]{1,2})月([0-9]{1,2})[日号]');
+        END IF;
+        IF v_m IS NOT NULL THEN
+            v_month := v_m[2]::integer;
+            v_m := ARRAY[v_m[3], NULL, v_m[1]];
+        END IF;
+    END IF;
+    IF v_m IS NOT NULL AND v_month BETWEEN 1 AND 12 AND v_m[1]::integer BETWEEN 1 AND 31 THEN
+        v_date := make_date(
+            coalesce(v_m[3]::integer, extract(year FROM at)::integer), v_month, 1
+        ) + (v_m[1]::integer - 1);
+        -- no year: the latest such day not after the question
+        IF v_m[3] IS NULL AND v_date > v_day::date THEN
+            v_date := (v_date - interval '1 year')::date;
+        END IF;
+        -- "31 june" names no day (with a year, its month is taken below)
+        IF extract(month FROM v_date) = v_month THEN
+            RETURN tstzrange(
+                v_date::timestamptz - interval '1 day', v_date::timestamptz + interval '2 days'
+            );
+        END IF;
+        v_date := NULL;
+    END IF;
+    -- a month of a year: "in august 2023", "aug 2023", "2023年8月"
+    v_m := regexp_match(v_text, '\m(' || v_month_names || ')\.?,?\s+([0-9]{4})\M');
+    IF v_m IS NOT NULL THEN
+        v_date := make_date(v_m[2]::integer, array_position(v_month_starts, left(v_m[1], 3)), 1);
+    ELSE
+        v_m := regexp_match(v_text, '([0-9]{4})年([0-9]{1,2})月(?![0-9])');
+        IF v_m IS NOT NULL AND v_m[2]::integer BETWEEN 1 AND 12 THEN
+            v_date := make_date(v_m[1]::integer, v_m[2]::integer, 1);
+        END IF;
+    END IF;
+    IF v_date IS NOT NULL THEN
+        RETURN tstzrange(v_date::timestamptz, (v_date + interval '1 month')::timestamptz);
+    END IF;
+    -- days and spans before `at`
+    IF v_text ~ '\mthe day before yesterday\M' OR v_text ~ '前天' THEN
+        RETURN tstzrange(v_day - interval '2 days', v_day - interval '1 day');
+    ELSIF v_text ~ '\myesterday\M' OR v_text ~ '昨天|昨晚|昨日' THEN
+        RETURN tstzrange(v_day - interval '1 day', v_day);
+    ELSIF v_text ~ '\mlast weekend\M' OR v_text ~ '上个?周末' THEN
+        RETURN tstzrange(
+            date_trunc('week', at) - interval '2 days', date_trunc('week', at)
+        );
+    ELSIF v_text ~ '\mlast week\M' OR v_text ~ '上个?(周|星期|礼拜)' THEN
+        RETURN tstzrange(date_trunc('week', at) - interval '7 days', date_trunc('week', at));
+    ELSIF v_text ~ '\mlast month\M' OR v_text ~ '上个?月' THEN
+        RETURN tstzrange(
+            date_trunc('month', at) - interval '1 month', date_trunc('month', at)
+        );
+    ELSIF v_text ~ '\mlast year\M' OR v_text ~ '去年' THEN
+        RETURN tstzrange(date_trunc('year', at) - interval '1 year', date_trunc('year', at));
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+-- How much a memory written in the span a question names is lifted
+-- (pymem._asked_window): twice the default lift of a live state, so that
+-- a memory of that day ranks above a closer wording of another day's; the
+-- span is only ever taken from the question's own words.
+CREATE OR REPLACE FUNCTION pymem._asked_time_boost()
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 0.2;

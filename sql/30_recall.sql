@@ -23,18 +23,78 @@ RETURN importance * exp(greatest(
     * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
--- Share of the query's tokens found in the content, 0..1.
-CREATE OR REPLACE FUNCTION pymem._lexical_match(tokens text[], content text)
+-- How much each of the query's tokens tells apart the user's memories: its
+-- inverse document frequency over the rows recall scores (the live
+-- memories of the tier asked for, and the wordings they absorbed), BM25's
+-- ln(1 + (N - df + 0.5) / (df + 0.5)). A word in every memory ("Caroline"
+-- in a store about Caroline) weighs almost nothing, a word in one weighs
+-- most; always above 0. Matching is by substring, as recall's (a token
+-- "paint" is found in "painting"), so that the weights are those of the
+-- match that is scored.
+CREATE OR REPLACE FUNCTION pymem._term_weights(
+    of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
+)
+RETURNS double precision[]
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    WITH scored AS (
+        SELECT lower(h.content) AS content
+        FROM pymem.memories AS h
+        WHERE
+            h.user_id = of_user
+            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+            AND (with_cold OR h.tier = 'hot')
+        UNION ALL
+        SELECT lower(w.content) AS content
+        FROM pymem.memory_wordings AS w
+        INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+        WHERE
+            w.user_id = of_user
+            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+            AND (with_cold OR h.tier = 'hot')
+            AND w.content_md5 = md5(h.content)
+    ),
+
+    counts AS (
+        SELECT
+            t.ord,
+            count(*) AS n,
+            count(*) FILTER (WHERE strpos(s.content, t.token) > 0) AS df
+        FROM scored AS s
+        CROSS JOIN unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
+        GROUP BY t.ord
+    )
+
+    SELECT
+        coalesce(array_agg(
+            ln(1 + (coalesce(c.n, 0) - coalesce(c.df, 0) + 0.5) / (coalesce(c.df, 0) + 0.5))
+            ORDER BY t.ord
+        ), '{}')
+    FROM unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
+    LEFT JOIN counts AS c ON t.ord = c.ord
+$$;
+
+-- The weighted share of the query's tokens found in the content, 0..1:
+-- the weights (pymem._term_weights) of the tokens found over the weights
+-- of them all.
+CREATE OR REPLACE FUNCTION pymem._lexical_match(
+    tokens text[], weights double precision[], content text
+)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN CASE
     WHEN cardinality(tokens) = 0 THEN 0.0
-    ELSE (
-        SELECT count(*) FILTER (WHERE strpos(lower(content), t) > 0)::double precision
-        FROM unnest(tokens) AS t
-    ) / cardinality(tokens)
+    ELSE coalesce((
+        SELECT sum(x.weight) FILTER (WHERE strpos(lower(content), x.token) > 0) / sum(x.weight)
+        FROM unnest(tokens, weights) AS x (token, weight)
+    ), 0.0)
 END;
+
+-- The share of the query's tokens alone, as recall weighed them before
+-- pymem._term_weights; replaced by the weighted share.
+DROP FUNCTION IF EXISTS pymem._lexical_match(text[], text);
 
 -- Ranked recall of one user's live memories. Exact: every live memory of
 -- the user is scored (btree on user_id, no ANN index), so the result is
@@ -42,7 +102,11 @@ END;
 -- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
 -- each wording is a row of the scan, and a memory is returned once.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
+--               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
+-- lexical is the share of the query's words found, each weighed by how rare
+-- it is among the user's memories (pymem._term_weights, one scan before the
+-- ranking); the span is pymem._asked_window's (sql/08_stated_time.sql).
 -- The floor keeps a highly similar old memory above an unrelated fresh
 -- one. The lexical share is pymem._lexical_match written inline (a
 -- function with a sub-select is not inlined, and a call per row doubles
@@ -99,7 +163,10 @@ AS $$
 DECLARE
     v_cfg pymem.settings;
     v_tokens text [] := '{}';
+    v_token_weights double precision [];
     v_token_count integer;
+    v_window tstzrange;
+    v_time_boost double precision := 0;
     v_weight double precision;
     v_floor double precision;
     v_boost double precision;
@@ -146,6 +213,13 @@ BEGIN
     END IF;
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
+    IF v_weight > 0 THEN
+        v_token_weights := pymem._term_weights(recall.user_id, v_tokens, recall.include_cold);
+    END IF;
+    v_window := pymem._asked_window(query_text, recall.at);
+    IF v_window IS NOT NULL THEN
+        v_time_boost := pymem._asked_time_boost();
+    END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
     -- lift for states (sql/08_stated_time.sql); without words, the lift as before
@@ -174,18 +248,23 @@ BEGIN
                     m.tid, m.id, m.wtid,
                     -- the documented sum, in its order: (sim + weight * lex) + boost
                     (1 - (m.embedding <=> recall.query_embedding))
-                    + v_weight * CASE WHEN v_token_count > 0 THEN (
-                        SELECT count(*) FILTER (WHERE strpos(lower(m.content), t) > 0)
-                        FROM unnest(v_tokens) AS t
-                    )::double precision / v_token_count ELSE 0 END
-                    + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END AS rel
+                    + v_weight * CASE WHEN v_token_count > 0 THEN coalesce((
+                        SELECT
+                            sum(x.weight) FILTER (WHERE strpos(lower(m.content), x.token) > 0)
+                            / sum(x.weight)
+                        FROM unnest(v_tokens, v_token_weights) AS x (token, weight)
+                    ), 0) ELSE 0 END
+                    + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END
+                    + CASE WHEN v_window IS NOT NULL AND m.said_at <@ v_window THEN v_time_boost ELSE 0 END
+                    AS rel
                 FROM (
                     -- through memories_user_live_idx: one key, its entries in heap
                     -- order; the tier is the one column past the vector read for
                     -- every row (decay's updates of it stay HOT only while no index
                     -- names it)
                     SELECT
-                        h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.content, h.embedding
+                        h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.content, h.embedding,
+                        h.created_at AS said_at
                     FROM pymem.memories AS h
                     WHERE h.user_id = recall.user_id
                         AND h.consolidated_into IS NULL
@@ -194,7 +273,7 @@ BEGIN
                     -- and every other wording a live memory absorbed (sql/21_wordings.sql),
                     -- for the content it still has: a memory is scored by its best one
                     UNION ALL
-                    SELECT h.ctid, h.id, w.ctid, h.kind, w.content, w.embedding
+                    SELECT h.ctid, h.id, w.ctid, h.kind, w.content, w.embedding, w.added_at
                     FROM pymem.memory_wordings AS w
                     INNER JOIN pymem.memories AS h
                         ON h.user_id = w.user_id AND h.id = w.memory_id
@@ -266,7 +345,9 @@ BEGIN
                 -- query tokens, where each call cost about 7 µs for a 0)
                 1 - (coalesce(w.embedding, m.embedding) <=> recall.query_embedding) AS sim,
                 CASE WHEN v_token_count > 0
-                    THEN pymem._lexical_match(v_tokens, coalesce(w.content, m.content))
+                    THEN pymem._lexical_match(
+                        v_tokens, v_token_weights, coalesce(w.content, m.content)
+                    )
                     ELSE 0 END AS lex,
                 m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
                 m.last_access_at, m.valid_until

@@ -326,12 +326,23 @@ def test_recall_top10_equals_brute_force(store, sql, population):
 
 
 def lexical_of_every_row(sql, text: str) -> np.ndarray:
+    """The weighted share of the query's tokens in each of the user's rows, computed
+    here: each token weighs BM25's inverse document frequency over the live hot rows
+    recall scores, ln(1 + (N - df + 0.5) / (df + 0.5)), matched by substring."""
+    tokens = sql.execute("SELECT pymem._query_tokens(%s)", (text,)).fetchone()[0]
     rows = sql.execute(
-        "SELECT id, pymem._lexical_match(pymem._query_tokens(%s), content)"
-        " FROM pymem.memories WHERE user_id = %s ORDER BY id",
-        (text, EX_USER),
+        "SELECT lower(content), tier = 'hot' AND deleted_at IS NULL"
+        " AND consolidated_into IS NULL FROM pymem.memories WHERE user_id = %s ORDER BY id",
+        (EX_USER,),
     ).fetchall()
-    return np.array([r[1] for r in rows])
+    if not tokens:
+        return np.zeros(len(rows))
+    hits = np.array([[t in content for t in tokens] for content, _ in rows], dtype=float)
+    scored = np.array([live for _, live in rows])
+    df = hits[scored].sum(axis=0)
+    n = scored.sum()
+    weights = np.log(1 + (n - df + 0.5) / (df + 0.5))
+    return hits @ weights / weights.sum()
 
 
 def test_recall_with_query_text_equals_brute_force(store, sql, population):
@@ -357,7 +368,7 @@ def test_recall_with_query_text_equals_brute_force(store, sql, population):
             assert_same_top(hits, expected, k)
             for h in hits:
                 assert h.lexical == pytest.approx(
-                    lexical[population["index"][h.memory_id]] if weight else 0.0, abs=1e-12
+                    lexical[population["index"][h.memory_id]] if weight else 0.0, abs=1e-9
                 )
 
 

@@ -101,22 +101,27 @@ ORDER BY n.embedding <=> %b
 LIMIT %s
 """
 # The documented ranking, over every live hot row of the user (no pruning):
-#   relevance = similarity + lexical_weight * lexical + state boost
+#   relevance = similarity + lexical_weight * lexical + state boost + time boost
 #   score     = relevance * (floor + (1 - floor) * decay_score)
 BRUTE_FORCE = """
 WITH p AS (
     SELECT
         pymem._query_tokens(%(text)s) AS tokens, st.recall_decay_floor AS floor,
-        st.recall_lexical_weight AS weight, st.recall_state_boost AS boost
+        st.recall_lexical_weight AS weight,
+        CASE WHEN nullif(btrim(%(text)s), '') IS NULL OR pymem._asks_about_now(%(text)s, %(at)s)
+            THEN st.recall_state_boost ELSE 0 END AS boost,
+        pymem._asked_window(%(text)s, %(at)s) AS asked
     FROM pymem.settings AS st
-)
+),
+w AS (SELECT p.*, pymem._term_weights(%(u)s, p.tokens) AS weights FROM p)
 SELECT s.id,
     (
         (1 - (s.embedding <=> %(q)b))
         + CASE WHEN cardinality(p.tokens) > 0 THEN p.weight ELSE 0 END
-        * CASE WHEN cardinality(p.tokens) > 0 THEN pymem._lexical_match(p.tokens, s.content)
-            ELSE 0 END
+        * CASE WHEN cardinality(p.tokens) > 0
+            THEN pymem._lexical_match(p.tokens, p.weights, s.content) ELSE 0 END
         + CASE WHEN s.kind = 'state' THEN p.boost ELSE 0 END
+        + CASE WHEN s.created_at <@ p.asked THEN pymem._asked_time_boost() ELSE 0 END
     ) * (
         p.floor + (1 - p.floor) * pymem.decay_score(
             s.importance, coalesce(s.decay_rate, k.decay_rate), s.last_access_at, %(at)s
@@ -124,7 +129,7 @@ SELECT s.id,
     ) AS score
 FROM bench_recall_snap AS s
 INNER JOIN pymem.kinds AS k ON k.kind = s.kind
-CROSS JOIN p
+CROSS JOIN w AS p
 WHERE s.user_id = %(u)s AND s.consolidated_into IS NULL AND s.deleted_at IS NULL
     AND s.tier = 'hot' AND (s.valid_until IS NULL OR s.valid_until > %(at)s)
 ORDER BY score DESC, s.id
