@@ -81,35 +81,32 @@ BEGIN
         RETURN NULL;
     END IF;
     -- points in time: the end of the day, week, month or year they name
-    IF v_text ~ '\m(today|tonight|this (morning|afternoon|evening))\M'
-        OR v_text ~ '(今天|今晚|今日|今儿)' THEN
+    IF v_text ~ '\m(today|tonight|this (morning|afternoon|evening))\M|今天|今晚|今日|今儿' THEN
         v_ends := v_ends || (v_day + interval '1 day');
     END IF;
-    IF v_text ~ '\mtomorrow\M' OR v_text ~ '明天' THEN
+    IF v_text ~ '\mtomorrow\M|明天' THEN
         v_ends := v_ends || (v_day + interval '2 days');
     END IF;
     -- (a weekday after it names that day: 这周五, 下周一, below)
     -- "this week" said on a Saturday or a Sunday is the week ahead: its days are
     -- the ones still to come (the weekend itself is "this weekend", 这周末)
-    IF v_text ~ '\mthis weekend\M' OR v_text ~ '(这|本)周末' THEN
+    IF v_text ~ '\mthis weekend\M|(这|本)周末' THEN
         v_ends := v_ends || (v_week + interval '7 days');
     END IF;
-    IF v_text ~ '\mthis week\M'
-        OR v_text ~ '(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末])' THEN
+    IF v_text ~ '\mthis week\M|(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末])' THEN
         v_ends := v_ends || (v_week + CASE WHEN extract(isodow FROM at) >= 6
             THEN interval '14 days' ELSE interval '7 days' END);
     END IF;
-    IF v_text ~ '\mnext week\M' OR v_text ~ '(下周|下个?星期|下个?礼拜)(?![一二三四五六日天])' THEN
+    IF v_text ~ '\mnext week\M|(下周|下个?星期|下个?礼拜)(?![一二三四五六日天])' THEN
         v_ends := v_ends || (v_week + interval '14 days');
     END IF;
-    IF v_text ~ '\m(this month|(the )?end of (the|this) month)\M'
-        OR v_text ~ '(这个月|本月|这月|月底|月末)' THEN
+    IF v_text ~ '\m(this month|(the )?end of (the|this) month)\M|这个月|本月|这月|月底|月末' THEN
         v_ends := v_ends || (v_month + interval '1 month');
     END IF;
-    IF v_text ~ '\mnext month\M' OR v_text ~ '(下个月|下月)' THEN
+    IF v_text ~ '\mnext month\M|下个月|下月' THEN
         v_ends := v_ends || (v_month + interval '2 months');
     END IF;
-    IF v_text ~ '\m(this year|(the )?end of (the|this) year)\M' OR v_text ~ '(今年|年底|年末)' THEN
+    IF v_text ~ '\m(this year|(the )?end of (the|this) year)\M|今年|年底|年末' THEN
         v_ends := v_ends || (date_trunc('year', at) + interval '1 year');
     END IF;
     IF v_text ~ '(这两天|这几天|最近几天)' THEN
@@ -212,14 +209,20 @@ CREATE OR REPLACE FUNCTION pymem._asked_window(query_text text, at timestamptz)
 RETURNS tstzrange
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
+-- Five patterns: a backend keeps 32 compiled regular expressions, and recall
+-- runs these after _query_tokens and _asks_about_now (with _stated_until's);
+-- one pattern per word pair here had it compile them all again on every
+-- question (2 ms a question)
 AS $$
 DECLARE
     v_text text := lower(query_text);
     v_day timestamptz := date_trunc('day', at);
     v_month_names constant text := 'january|february|march|april|may|june|july|august'
         '|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
-    v_month_starts constant text[] := ARRAY['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-    v_m text[];
+    v_month_starts constant text [] := ARRAY[
+        'jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'
+    ];
+    v_m text [];
     v_month integer;
     v_date date;
 BEGIN
@@ -227,38 +230,33 @@ BEGIN
         RETURN NULL;
     END IF;
     -- most questions name no day: one scan for anything the rules start from
-    IF v_text !~ ('[0-9]|\m(yesterday|last)\M|[昨前上去]') THEN
+    IF v_text !~ ('[0-9]{4}|[0-9]\s*[月日号]|\m(' || v_month_names
+        || ')\M|\m(yesterday|last)\M|昨|前天|上个?[周星礼月]|去年') THEN
         RETURN NULL;
     END IF;
-    -- a day with its month named: "16 june, 2023", "june 16th 2023", "16 june"
+    -- a day with its month named: "16 june, 2023", "16th of june", "june 16th 2023"
     v_m := regexp_match(v_text,
-        '\m([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(' || v_month_names || ')\M\.?,?\s*([0-9]{4})?');
-    IF v_m IS NULL THEN
-        v_m := regexp_match(v_text,
-            '\m(' || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?\M,?\s*([0-9]{4})?');
-        IF v_m IS NOT NULL THEN
-            v_m := ARRAY[v_m[2], v_m[1], v_m[3]];
-        END IF;
-    END IF;
+        '\m(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(' || v_month_names || ')\M'
+        '|(' || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?\M)\.?,?\s*([0-9]{4})?');
     IF v_m IS NOT NULL THEN
-        v_month := array_position(v_month_starts, left(v_m[2], 3));
+        v_month := array_position(v_month_starts, left(coalesce(v_m[2], v_m[3]), 3));
+        v_m := ARRAY[coalesce(v_m[1], v_m[4]), v_m[5]];
     ELSE
-        -- ISO and Chinese: "2023-06-16", "2023年6月16日", "6月16日", "6月16号"
-        v_m := regexp_match(v_text, '\m([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\M');
-        IF v_m IS NULL THEN
-            v_m := regexp_match(v_text, '(?:([0-9]{4})年)?([0-9]{1,2})月([0-9]{1,2})[日号]');
-        END IF;
+        -- ISO and Chinese: "2023-06-16", "2023年6月16日", "6月16号"
+        v_m := regexp_match(v_text,
+            '\m([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\M|(?:([0-9]{4})年)?([0-9]{1,2})月([0-9]{1,2})[日号]');
         IF v_m IS NOT NULL THEN
-            v_month := v_m[2]::integer;
-            v_m := ARRAY[v_m[3], NULL, v_m[1]];
+            v_month := coalesce(v_m[2], v_m[5])::integer;
+            v_m := ARRAY[coalesce(v_m[3], v_m[6]), coalesce(v_m[1], v_m[4])];
         END IF;
     END IF;
+    -- v_m: the day, the year or NULL
     IF v_m IS NOT NULL AND v_month BETWEEN 1 AND 12 AND v_m[1]::integer BETWEEN 1 AND 31 THEN
         v_date := make_date(
-            coalesce(v_m[3]::integer, extract(year FROM at)::integer), v_month, 1
+            coalesce(v_m[2]::integer, extract(year FROM at)::integer), v_month, 1
         ) + (v_m[1]::integer - 1);
         -- no year: the latest such day not after the question
-        IF v_m[3] IS NULL AND v_date > v_day::date THEN
+        IF v_m[2] IS NULL AND v_date > v_day::date THEN
             v_date := (v_date - interval '1 year')::date;
         END IF;
         -- "31 june" names no day (with a year, its month is taken below)
@@ -267,40 +265,36 @@ BEGIN
                 v_date::timestamptz - interval '1 day', v_date::timestamptz + interval '2 days'
             );
         END IF;
-        v_date := NULL;
     END IF;
     -- a month of a year: "in august 2023", "aug 2023", "2023年8月"
-    v_m := regexp_match(v_text, '\m(' || v_month_names || ')\.?,?\s+([0-9]{4})\M');
+    v_m := regexp_match(v_text,
+        '\m(' || v_month_names || ')\.?,?\s+([0-9]{4})\M|([0-9]{4})年([0-9]{1,2})月(?![0-9])');
     IF v_m IS NOT NULL THEN
-        v_date := make_date(v_m[2]::integer, array_position(v_month_starts, left(v_m[1], 3)), 1);
-    ELSE
-        v_m := regexp_match(v_text, '([0-9]{4})年([0-9]{1,2})月(?![0-9])');
-        IF v_m IS NOT NULL AND v_m[2]::integer BETWEEN 1 AND 12 THEN
-            v_date := make_date(v_m[1]::integer, v_m[2]::integer, 1);
+        v_month := coalesce(
+            array_position(v_month_starts, left(v_m[1], 3)), v_m[4]::integer
+        );
+        IF v_month BETWEEN 1 AND 12 THEN
+            v_date := make_date(coalesce(v_m[2], v_m[3])::integer, v_month, 1);
+            RETURN tstzrange(v_date::timestamptz, (v_date + interval '1 month')::timestamptz);
         END IF;
     END IF;
-    IF v_date IS NOT NULL THEN
-        RETURN tstzrange(v_date::timestamptz, (v_date + interval '1 month')::timestamptz);
-    END IF;
-    -- days and spans before `at`
-    IF v_text ~ '\mthe day before yesterday\M' OR v_text ~ '前天' THEN
-        RETURN tstzrange(v_day - interval '2 days', v_day - interval '1 day');
-    ELSIF v_text ~ '\myesterday\M' OR v_text ~ '昨天|昨晚|昨日' THEN
-        RETURN tstzrange(v_day - interval '1 day', v_day);
-    ELSIF v_text ~ '\mlast weekend\M' OR v_text ~ '上个?周末' THEN
-        RETURN tstzrange(
-            date_trunc('week', at) - interval '2 days', date_trunc('week', at)
-        );
-    ELSIF v_text ~ '\mlast week\M' OR v_text ~ '上个?(周|星期|礼拜)' THEN
-        RETURN tstzrange(date_trunc('week', at) - interval '7 days', date_trunc('week', at));
-    ELSIF v_text ~ '\mlast month\M' OR v_text ~ '上个?月' THEN
-        RETURN tstzrange(
-            date_trunc('month', at) - interval '1 month', date_trunc('month', at)
-        );
-    ELSIF v_text ~ '\mlast year\M' OR v_text ~ '去年' THEN
-        RETURN tstzrange(date_trunc('year', at) - interval '1 year', date_trunc('year', at));
-    END IF;
-    RETURN NULL;
+    -- days and spans before `at`: the first named
+    v_m := regexp_match(v_text,
+        '(\mthe day before yesterday\M|前天)|(\myesterday\M|昨天|昨晚|昨日)'
+        '|(\mlast weekend\M|上个?周末)|(\mlast week\M|上个?(?:周|星期|礼拜))'
+        '|(\mlast month\M|上个?月)|(\mlast year\M|去年)');
+    RETURN CASE
+        WHEN v_m IS NULL THEN NULL
+        WHEN v_m[1] IS NOT NULL THEN tstzrange(v_day - interval '2 days', v_day - interval '1 day')
+        WHEN v_m[2] IS NOT NULL THEN tstzrange(v_day - interval '1 day', v_day)
+        WHEN v_m[3] IS NOT NULL
+            THEN tstzrange(date_trunc('week', at) - interval '2 days', date_trunc('week', at))
+        WHEN v_m[4] IS NOT NULL
+            THEN tstzrange(date_trunc('week', at) - interval '7 days', date_trunc('week', at))
+        WHEN v_m[5] IS NOT NULL
+            THEN tstzrange(date_trunc('month', at) - interval '1 month', date_trunc('month', at))
+        ELSE tstzrange(date_trunc('year', at) - interval '1 year', date_trunc('year', at))
+    END;
 END;
 $$;
 

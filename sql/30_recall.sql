@@ -35,44 +35,49 @@ CREATE OR REPLACE FUNCTION pymem._term_weights(
     of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
 )
 RETURNS double precision[]
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
+-- plpgsql: its statement is planned once a session (recall calls it on every question)
 AS $$
-    WITH scored AS (
-        SELECT lower(h.content) AS content
-        FROM pymem.memories AS h
-        WHERE
-            h.user_id = of_user
-            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-            AND (with_cold OR h.tier = 'hot')
-        UNION ALL
-        SELECT lower(w.content) AS content
-        FROM pymem.memory_wordings AS w
-        INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
-        WHERE
-            w.user_id = of_user
-            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-            AND (with_cold OR h.tier = 'hot')
-            AND w.content_md5 = md5(h.content)
-    ),
+BEGIN
+    RETURN (
+        WITH scored AS (
+            SELECT lower(h.content) AS content
+            FROM pymem.memories AS h
+            WHERE
+                h.user_id = of_user
+                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+                AND (with_cold OR h.tier = 'hot')
+            UNION ALL
+            SELECT lower(w.content) AS content
+            FROM pymem.memory_wordings AS w
+            INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+            WHERE
+                w.user_id = of_user
+                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+                AND (with_cold OR h.tier = 'hot')
+                AND w.content_md5 = md5(h.content)
+        ),
 
-    counts AS (
+        counts AS (
+            SELECT
+                t.ord,
+                count(*) AS n,
+                count(*) FILTER (WHERE strpos(s.content, t.token) > 0) AS df
+            FROM scored AS s
+            CROSS JOIN unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
+            GROUP BY t.ord
+        )
+
         SELECT
-            t.ord,
-            count(*) AS n,
-            count(*) FILTER (WHERE strpos(s.content, t.token) > 0) AS df
-        FROM scored AS s
-        CROSS JOIN unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
-        GROUP BY t.ord
-    )
-
-    SELECT
-        coalesce(array_agg(
-            ln(1 + (coalesce(c.n, 0) - coalesce(c.df, 0) + 0.5) / (coalesce(c.df, 0) + 0.5))
-            ORDER BY t.ord
-        ), '{}')
-    FROM unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
-    LEFT JOIN counts AS c ON t.ord = c.ord
+            coalesce(array_agg(
+                ln(1 + (coalesce(c.n, 0) - coalesce(c.df, 0) + 0.5) / (coalesce(c.df, 0) + 0.5))
+                ORDER BY t.ord
+            ), '{}')
+        FROM unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
+        LEFT JOIN counts AS c ON t.ord = c.ord
+    );
+END;
 $$;
 
 -- The weighted share of the query's tokens found in the content, 0..1:
@@ -164,6 +169,7 @@ DECLARE
     v_cfg pymem.settings;
     v_tokens text [] := '{}';
     v_token_weights double precision [];
+    v_weight_total double precision;
     v_token_count integer;
     v_window tstzrange;
     v_time_boost double precision := 0;
@@ -215,6 +221,7 @@ BEGIN
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
     IF v_weight > 0 THEN
         v_token_weights := pymem._term_weights(recall.user_id, v_tokens, recall.include_cold);
+        v_weight_total := (SELECT sum(x) FROM unnest(v_token_weights) AS x);
     END IF;
     v_window := pymem._asked_window(query_text, recall.at);
     IF v_window IS NOT NULL THEN
@@ -249,11 +256,10 @@ BEGIN
                     -- the documented sum, in its order: (sim + weight * lex) + boost
                     (1 - (m.embedding <=> recall.query_embedding))
                     + v_weight * CASE WHEN v_token_count > 0 THEN coalesce((
-                        SELECT
-                            sum(x.weight) FILTER (WHERE strpos(lower(m.content), x.token) > 0)
-                            / sum(x.weight)
+                        SELECT sum(x.weight)
                         FROM unnest(v_tokens, v_token_weights) AS x (token, weight)
-                    ), 0) ELSE 0 END
+                        WHERE strpos(lower(m.content), x.token) > 0
+                    ), 0) / v_weight_total ELSE 0 END
                     + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END
                     + CASE WHEN v_window IS NOT NULL AND m.said_at <@ v_window THEN v_time_boost ELSE 0 END
                     AS rel
