@@ -609,6 +609,7 @@ def evaluate(
         "review_floor": review_floor,
         "pymem_missed": missed(ours),
         "pymem_reviewed_missed": missed(reviewed),
+        "pymem_reviewed_below_band_missed": missed(below),
         "review_decisions": reviewed.decisions,
         "review_decisions_below_band": below.decisions,
         "pymem_decisions_by_label": ours.by_label,

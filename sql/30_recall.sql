@@ -181,6 +181,8 @@ DECLARE
     v_row record;
     v_rates jsonb := pymem._kind_rates();
     v_has_wordings boolean;
+    v_has_pending boolean;
+    v_has_values boolean;
 BEGIN
     -- one rule for user ids, the writes' (a copy of it here had drifted)
     PERFORM pymem._check_user(user_id);
@@ -223,7 +225,9 @@ BEGIN
         v_token_weights := pymem._term_weights(recall.user_id, v_tokens, recall.include_cold);
         v_weight_total := (SELECT sum(x) FROM unnest(v_token_weights) AS x);
     END IF;
-    v_window := pymem._asked_window(query_text, recall.at);
+    IF query_text IS NOT NULL THEN
+        v_window := pymem._asked_window(query_text, recall.at);
+    END IF;
     IF v_window IS NOT NULL THEN
         v_time_boost := pymem._asked_time_boost();
     END IF;
@@ -239,6 +243,16 @@ BEGIN
     -- most users have no wordings: their scan is then the memories' alone
     v_has_wordings := EXISTS (
         SELECT FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
+    );
+    -- two values of one thing: memories that name a topic, or a pending review (most
+    -- stores of apps that set no topic and settle their reviews have neither)
+    v_has_pending := EXISTS (
+        SELECT FROM pymem.reviews AS r WHERE r.user_id = recall.user_id AND r.resolved_at IS NULL
+    );
+    v_has_values := v_has_pending OR EXISTS (
+        SELECT FROM pymem.memories AS h
+        WHERE h.user_id = recall.user_id AND h.topic IS NOT NULL
+            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
     );
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:
@@ -343,6 +357,74 @@ BEGIN
                         ) AS b
                     )
                 ) AS proven
+            ),
+            -- Two live values of one thing (the same topic, or the write a pending
+            -- review pairs with an earlier memory): the newer ranks above the older.
+            -- A memory written or changed later than one of the best that holds an
+            -- earlier value of the same thing may come from outside the best (its
+            -- own score is then below the k-th, and the pool's proof covers it).
+            held AS MATERIALIZED (
+                SELECT sc.tid, sc.id, sc.wtid, sc.strength, sc.final_score, m.topic, m.updated_at
+                FROM best AS sc
+                INNER JOIN pymem.memories AS m ON m.user_id = recall.user_id AND m.ctid = sc.tid
+            ),
+            newer AS (
+                SELECT DISTINCT ON (h.id)
+                    h.ctid AS tid, h.id, NULL::tid AS wtid,
+                    pymem.decay_score(
+                        h.importance,
+                        coalesce(h.decay_rate, (v_rates ->> h.kind)::double precision),
+                        h.last_access_at, recall.at
+                    ) AS strength,
+                    NULL::double precision AS final_score, h.topic, h.updated_at
+                FROM held AS o
+                CROSS JOIN LATERAL (
+                    SELECT x.*, x.ctid
+                    FROM pymem.memories AS x
+                    WHERE o.topic IS NOT NULL AND x.user_id = recall.user_id
+                        AND x.topic = o.topic
+                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
+                    UNION ALL
+                    SELECT x.*, x.ctid
+                    FROM pymem.reviews AS r
+                    INNER JOIN pymem.memories AS x
+                        ON x.user_id = r.user_id AND x.id = r.memory_id
+                    WHERE v_has_pending AND r.user_id = recall.user_id
+                        AND r.matched_id = o.id AND r.resolved_at IS NULL
+                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
+                ) AS h
+                WHERE v_has_values AND h.updated_at > o.updated_at
+                    AND h.id NOT IN (SELECT held.id FROM held)
+                    AND (recall.include_cold OR h.tier = 'hot')
+                    AND (h.valid_until IS NULL OR h.valid_until > recall.at)
+                    AND (recall.kinds IS NULL OR h.kind = ANY(recall.kinds))
+                    AND (
+                        recall.min_similarity IS NULL
+                        OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
+                    )
+                ORDER BY h.id
+            ),
+            -- the newer value takes the older one's score when its own is lower, and
+            -- wins the tie: it stands just above the older, and every memory below
+            -- moves down a place
+            shown AS (
+                SELECT
+                    c.tid, c.id, c.wtid, c.strength, c.updated_at,
+                    CASE WHEN v_has_values THEN greatest(c.final_score, (
+                        SELECT max(o.final_score)
+                        FROM held AS o
+                        WHERE o.updated_at < c.updated_at AND (
+                            o.topic = c.topic
+                            OR (v_has_pending AND EXISTS (
+                                SELECT FROM pymem.reviews AS r
+                                WHERE r.user_id = recall.user_id AND r.matched_id = o.id
+                                    AND r.memory_id = c.id AND r.resolved_at IS NULL
+                            ))
+                        )
+                    )) ELSE c.final_score END AS final_score
+                FROM (SELECT * FROM held UNION ALL SELECT * FROM newer) AS c
+                ORDER BY final_score DESC, c.updated_at DESC, c.id
+                LIMIT recall.k
             )
             SELECT
                 v.proven, sc.id, sc.strength, sc.final_score,
@@ -359,13 +441,13 @@ BEGIN
                 m.last_access_at, m.valid_until
             FROM verdict AS v
             LEFT JOIN (
-                best AS sc
+                shown AS sc
                 INNER JOIN pymem.memories AS m
                     ON m.user_id = recall.user_id AND m.ctid = sc.tid
                 LEFT JOIN pymem.memory_wordings AS w
                     ON w.user_id = recall.user_id AND w.ctid = sc.wtid
             ) ON v.proven
-            ORDER BY sc.final_score DESC, sc.id
+            ORDER BY sc.final_score DESC, sc.updated_at DESC, sc.id
         LOOP
             IF NOT v_row.proven THEN
                 -- a pool 16 times larger, then every row: at most three passes

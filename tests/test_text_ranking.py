@@ -130,3 +130,56 @@ def test_a_question_that_names_a_day_lifts_what_was_written_then(store, conn, ut
     assert hit.score == pytest.approx(
         (hit.similarity + 0.3 * hit.lexical + boost) * (0.5 + 0.5 * hit.decay_score), abs=1e-9
     )
+
+
+# -- two live values of one thing: the newer first ---------------------------------------
+
+
+def written_earlier(conn, memory_id, days: int = 1) -> None:
+    """A test's writes share one transaction, and so one now(): the earlier is moved back."""
+    conn.execute(
+        "UPDATE pymem.memories SET created_at = created_at - make_interval(days => %s),"
+        " updated_at = updated_at - make_interval(days => %s) WHERE id = %s",
+        (days, days, memory_id),
+    )
+
+
+def test_the_newer_of_two_values_of_a_topic_ranks_above_the_older(store, conn):
+    """Asked "where does Mei live now?": the old home is the closer wording, the new one is
+    far down; the new value takes the old one's score and stands just above it, and
+    the memories below move down a place (nothing is hidden: both values show)."""
+    old = add(store, conn, "Mei lives in a shared flat in Marchmont", at_cosine(0.9, 0, 1),
+              topic="home")  # fmt: skip
+    others = [add(store, conn, f"Mei note {i}", at_cosine(0.7 - 0.01 * i, 0, 3 + i))
+              for i in range(4)]  # fmt: skip
+    new = add(store, conn, "Mei's studio is in Leith", at_cosine(0.2, 0, 2), topic="home")
+    written_earlier(conn, old)
+    hits = store.recall("alice", unit(0), 3)
+    assert [h.memory_id for h in hits] == [new, old, others[0]]
+    # the old value's score: similarity 0.9, importance 0.5 fresh (0.5 + 0.5 * 0.5)
+    assert hits[0].score == hits[1].score == pytest.approx(0.9 * 0.75, abs=1e-6)
+    assert hits[0].similarity == pytest.approx(0.2, abs=1e-6)
+    # at k = 1 the newer value alone; the older never takes the newer's score
+    assert [h.memory_id for h in store.recall("alice", unit(0), 1)] == [new]
+    near_new = store.recall("alice", at_cosine(0.2, 0, 2), 6)
+    assert near_new[0].memory_id == new
+    assert near_new[0].score > max(h.score for h in near_new if h.memory_id == old)
+    # a value that is gone (forgotten, expired, another kind asked) lends nothing
+    assert [h.memory_id for h in store.recall("alice", unit(0), 1, kinds=["preference"])] == []
+    conn.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (new,))
+    assert [h.memory_id for h in store.recall("alice", unit(0), 1)] == [old]
+
+
+def test_a_write_waiting_for_review_beside_an_earlier_memory_ranks_above_it(store, conn):
+    old = store.upsert("ann", "likes green tea", unit(0))
+    new = store.upsert("ann", "enjoys oolong", at_cosine(0.8))
+    assert new.action == "inserted" and new.matched_id == old.memory_id
+    written_earlier(conn, old.memory_id)
+    hits = store.recall("ann", unit(0), 2)
+    assert [h.memory_id for h in hits] == [new.memory_id, old.memory_id]
+    assert hits[0].score == hits[1].score
+    # settled as two things: each ranks by its own score again
+    store.resolve_review("ann", new.memory_id, "keep_both")
+    hits = store.recall("ann", unit(0), 2)
+    assert [h.memory_id for h in hits] == [old.memory_id, new.memory_id]
+    assert hits[0].score > hits[1].score
