@@ -25,7 +25,40 @@ RETURN '(?:(?<![[:alnum:]])[-−])?[0-9]+(?:[.,:][0-9]+)*(?:\s?[ap]\.?m\M\.?)?'
 -- counts in words ("two cats" / "three cats" are two values; "one" is left
 -- out: "one of her friends" is no count)
 || '|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty'
-|| '|forty|fifty|hundred|thousand|dozen|once|twice|thrice)\M';
+|| '|forty|fifty|hundred|thousand|dozen|once|twice|thrice)\M'
+-- and in Russian, Spanish and Arabic, as whole words of their letters (the
+-- letters spelled out: pymem._word_letters is defined after this function's
+-- callers are planned, and a value must be the same pattern everywhere)
+|| '|(?<![a-zа-яё\u00df-\u00ff\u0620-\u065f])(?:'
+|| 'два|две|двух|три|трёх|трех|четыре|пять|шесть|семь|восемь|девять|десять'
+|| '|двадцать|тридцать|сто|тысяч[аи]?'
+|| '|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|cien|mil'
+|| '|اثنان|اثنين|اثنتان|ثلاث|ثلاثة|أربع|أربعة|خمس|خمسة|ست|ستة|سبع|سبعة|ثماني|ثمانية'
+|| '|تسع|تسعة|عشر|عشرة|مئة|مائة|ألف'
+|| ')(?![a-zа-яё\u00df-\u00ff\u0620-\u065f])';
+
+-- The letters of a word, in the scripts that write words between spaces:
+-- Latin with its accents, Greek, Cyrillic, Armenian, Hebrew, Arabic (with
+-- its vowel marks), the Indic scripts from Devanagari to Sinhala, Georgian
+-- and Hangul; a bracket expression's inside, lowercase (texts are compared
+-- lowercased). Written as ranges, not [[:alpha:]]: a class's meaning follows
+-- the database's locale, and a decision must not. Scripts written without
+-- spaces (Chinese characters, kana) count a character at a time
+-- (pymem._character_script); Thai, Lao, Khmer and Burmese, which need a
+-- dictionary to cut into words, count neither way.
+CREATE OR REPLACE FUNCTION pymem._word_letters()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 'a-z\u00df-\u00f6\u00f8-\u024f\u0300-\u036f\u0370-\u03ff\u0400-\u052f'
+|| '\u0531-\u058f\u05d0-\u05ea\u0610-\u061a\u0620-\u065f\u066e-\u06d3'
+|| '\u0900-\u0dff\u10d0-\u10ff\uac00-\ud7a3';
+
+-- The characters of the scripts written without spaces that count one at a
+-- time: Chinese characters (and Japanese kanji), hiragana and katakana.
+CREATE OR REPLACE FUNCTION pymem._character_script()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '\u3041-\u3096\u30a1-\u30fa\u3400-\u9fff\uf900-\ufaff';
 
 CREATE OR REPLACE FUNCTION pymem._negated(content text)
 RETURNS boolean
@@ -34,6 +67,15 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN
 pymem._strip_intensifiers(content)
 ~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
+-- Russian, Spanish, Arabic and Japanese, as whole words of their letters
+-- (\m and \M know a word's letters only where the locale does)
+OR pymem._strip_intensifiers(content) ~ (
+    '(?<![' || pymem._word_letters() || '])'
+    || '(не|нет|ни|никогда|ничего|никто|без|nunca|jamás|tampoco|nada|nadie'
+    || '|لا|ليس|ليست|لم|لن|غير|بدون)'
+    || '(?![' || pymem._word_letters() || '])'
+    || '|ない|ません|なかった|ぬ|ず(?![っつ])'
+)
 OR regexp_replace(
     pymem._strip_intensifiers(content),
     '(不错|不过|不仅|不同|不少|不久|没想到|无论|毫无疑问|别人|未来)', '', 'g'
@@ -325,19 +367,26 @@ AS $$
         w.n,
         w.m[1],
         CASE
-            WHEN w.m[1] ~ '^([a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff])$'
+            WHEN w.m[1] ~ (
+                '^([' || pymem._word_letters() || ']{2,}|[' || pymem._character_script() || '])$'
+            )
                 AND w.m[1] <> all(pymem._function_words())
                 AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
+                -- hiragana writes Japanese grammar (particles, verb endings): the
+                -- content is in kanji and katakana
+                AND w.m[1] !~ '^[\u3041-\u3096]$'
                 AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
                 THEN pymem._synonym(pymem._stem(w.m[1]))
         END
     FROM
         regexp_matches(
-            regexp_replace(
+            -- ё is written е as often as not
+            translate(regexp_replace(
                 pymem._zh_synonyms(pymem._strip_intensifiers(content)), '''[a-z]*', '', 'g'
-            ),
-            '[a-z][a-z]+|[\u3400-\u9fff\uf900-\ufaff]|[0-9]+'
-            || '|[^[:space:]a-z0-9\u3400-\u9fff\uf900-\ufaff]',
+            ), 'ё', 'е'),
+            '[' || pymem._word_letters() || '][' || pymem._word_letters() || ']+'
+            || '|[' || pymem._character_script() || ']|[0-9]+'
+            || '|[^[:space:]0-9' || pymem._word_letters() || pymem._character_script() || ']',
             'g'
         ) WITH ORDINALITY AS w (m, n)
 $$;
