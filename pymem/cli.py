@@ -417,6 +417,26 @@ def cmd_recall(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    if args.user is not None:
+        store = _store(args)
+        with store:
+            rows = store.explain_memories(args.user, args.older, args.newer)
+    else:
+        store, embed = _embedded_store(args, args.older, "older")
+        with store:
+            store.check_contents([args.newer], ["newer"])
+            old, new = embed([args.older, args.newer])
+            rows = store.explain(
+                args.older, args.newer, old, new,
+                old_topic=args.older_topic, new_topic=args.newer_topic,
+            )  # fmt: skip
+    width = max(len(r.step) for r in rows)
+    for r in rows:
+        print(f"{r.step:<{width}}  {r.finding}")
+    return 0
+
+
 def cmd_decay(args: argparse.Namespace) -> int:
     store = _store(args)
     with store:
@@ -1223,6 +1243,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-cold", action="store_true", help="also search the cold (faded) tier")
     p.add_argument("query", help="what to recall, in words")
     p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser(
+        "explain",
+        help="why a write of NEWER beside OLDER is decided as it is (needs pymem[embed])",
+        description="The evidence, each guard between the two and a duplicate (fired or "
+        "clear, and on what), and the decision, as pymem.explain gives them. Two texts "
+        "are embedded with the bundled embedder; with --user, OLDER and NEWER are the ids "
+        "of two of the user's memories.",
+    )
+    p.add_argument("older", help="the statement stored first (a memory id with --user)")
+    p.add_argument("newer", help="the statement written after it (a memory id with --user)")
+    p.add_argument("--user", help="explain two stored memories of this user, by id")
+    p.add_argument("--older-topic", help="the first statement's topic")
+    p.add_argument("--newer-topic", help="the second statement's topic")
+    p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("decay", help="move faded memories to the cold tier (cron-friendly)")
     p.add_argument(

@@ -197,6 +197,15 @@ class MemoryVersion:
 
 
 @dataclass(frozen=True)
+class ExplainStep:
+    """A row of ``pymem.explain``: what one rule read about a pair, in the order the
+    decision reads them; the last row is the decision."""
+
+    step: str
+    finding: str
+
+
+@dataclass(frozen=True)
 class RecallHit:
     memory_id: UUID
     content: str
@@ -1594,6 +1603,56 @@ class MemoryStore(_StoreCore):
             "SELECT * FROM pymem.memory_history(%s, %s::uuid)",
             (user_id, None if memory_id is None else str(memory_id)),
             MemoryVersion,
+            user_id=user_id,
+        )
+
+    @_sql
+    def explain(
+        self,
+        old_content: str,
+        new_content: str,
+        old_embedding: Embedding,
+        new_embedding: Embedding,
+        *,
+        old_topic: str | None = None,
+        new_topic: str | None = None,
+        old_canonical: str | None = None,
+        new_canonical: str | None = None,
+        dedup_threshold: float | None = None,
+        supersede_threshold: float | None = None,
+        on_related: str | None = None,
+    ) -> list[ExplainStep]:
+        """``pymem.explain``: why a write of ``new_content`` beside ``old_content`` is
+        decided as it is: the evidence, each guard with whether it fired, the rule."""
+        return _Call(
+            "SELECT * FROM pymem.explain(%s, %s, %s, %s, old_topic => %s, new_topic => %s,"
+            " old_canonical => %s, new_canonical => %s, dedup_threshold => %s,"
+            " supersede_threshold => %s, on_related => %s)",
+            (
+                old_content,
+                new_content,
+                _vector(old_embedding),
+                _vector(new_embedding),
+                old_topic,
+                new_topic,
+                old_canonical,
+                new_canonical,
+                dedup_threshold,
+                supersede_threshold,
+                on_related,
+            ),
+            ExplainStep,
+        )
+
+    @_sql
+    def explain_memories(
+        self, user_id: str, old_id: UUID | str, new_id: UUID | str
+    ) -> list[ExplainStep]:
+        """``pymem.explain_memories``: :meth:`explain` for two memories of the user."""
+        return _Call(
+            "SELECT * FROM pymem.explain_memories(%s, %s::uuid, %s::uuid)",
+            (user_id, str(old_id), str(new_id)),
+            ExplainStep,
             user_id=user_id,
         )
 

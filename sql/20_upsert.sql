@@ -408,7 +408,8 @@ BEGIN
         rule := 'related band (on_related = supersede)';
     ELSIF e.similarity >= s.supersede_threshold THEN
         action := 'related';
-        rule := 'related band, no evidence of the same slot';
+        -- and the guards that kept it from being one statement (sql/19_guards.sql)
+        rule := 'related band, no evidence of the same slot' || pymem._blocked_by(e, s);
     ELSIF e.similarity >= s.review_floor AND s.on_related = 'review' THEN
         -- a reviewer is in use: a restatement the embedder scores low still
         -- reaches it
@@ -730,8 +731,11 @@ BEGIN
     -- that a direct call cannot skip it
     PERFORM pymem._lock_user(user_id);
     IF action = 'duplicate' THEN
-        -- new detail keys are a recorded change, not a hand edit
-        PERFORM pymem._set_change_reason('duplicate: details merged');
+        -- new detail keys are a recorded change, not a hand edit; the history says
+        -- which rule took the text for this memory
+        PERFORM pymem._set_change_reason(format(
+            'duplicate: %s, similarity %s; details merged', rule, round(similarity::numeric, 4)
+        ));
         PERFORM pymem._reinforce(
             user_id, ARRAY[target_id], true, item.importance, item.source, item.pinned,
             item.details, item.metadata, item.valid_until, item.topic, item.canonical,
@@ -840,9 +844,11 @@ BEGIN
     v_result.rule := v_match.rule;
     IF v_result.action = 'inserted' AND v_result.matched_id IS NOT NULL
         AND item.on_related = 'review' THEN
-        INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity)
+        -- the note says why it waits: the rule, and what kept the pair from a duplicate
+        INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity, note)
         VALUES (
-            user_id, 'related', v_result.memory_id, v_result.matched_id, v_result.similarity
+            user_id, 'related', v_result.memory_id, v_result.matched_id, v_result.similarity,
+            v_result.rule
         )
         ON CONFLICT DO NOTHING;
     END IF;

@@ -15,6 +15,11 @@ from tests.conftest import at_cosine, unit
 USER = "ann"
 OLD, NEW = "likes green tea", "enjoys oolong"  # swap every content term: never a duplicate
 BAND = 0.8  # between the test database's supersede (0.75) and dedup (0.92) thresholds
+# what the write says, and the review's note keeps: the rule and the guards that fired
+WHY = (
+    "related band, no evidence of the same slot;"
+    " not a duplicate: terms changed, below the duplicate threshold"
+)
 
 
 def related_pair(store: MemoryStore):
@@ -23,7 +28,7 @@ def related_pair(store: MemoryStore):
     assert (new.action, new.matched_id, new.rule) == (
         "inserted",
         old.memory_id,
-        "related band, no evidence of the same slot",
+        WHY,
     )
     return old.memory_id, new.memory_id
 
@@ -40,6 +45,7 @@ def test_related_pair_is_listed(store, conn):
     assert (review.cause, review.memory_id, review.matched_id) == ("related", new, old)
     assert review.similarity == pytest.approx(BAND, abs=1e-4)
     assert (review.content, review.matched_content) == (NEW, OLD)
+    assert review.note == WHY
     assert store.pending_reviews("someone else") == []
 
 
