@@ -368,6 +368,16 @@ BEGIN
         END IF;
         RETURN;
     END IF;
+    -- the seeds' plain two-tier band (on_related = 'supersede'): at or above the
+    -- duplicate threshold a pair is one statement whatever its words ("Prefers
+    -- TypeScript" / "Uses TypeScript"); only other values or a negation keep it apart
+    IF s.on_related = 'supersede' AND e.same_markers AND e.similarity >= (
+        CASE WHEN e.cjk THEN s.cjk_dedup_threshold ELSE s.dedup_threshold END
+    ) THEN
+        action := 'duplicate';
+        rule := 'close embedding (on_related = supersede)';
+        RETURN;
+    END IF;
     -- a duplicate needs the same values, no exchange of the parties' roles
     -- ("A manages B" / "B manages A"; a moved clause or another voice is no
     -- exchange) and no other person ("Jonas" / "Jonas's wife"); a record

@@ -121,3 +121,44 @@ def test_the_command_explains_two_texts_and_two_stored_memories(fresh_dsn, capsy
     # an empty text is refused before the embedder runs, as a write refuses it
     assert main(["--dsn", fresh_dsn, "explain", older, " "]) == 2
     assert "PM002" in capsys.readouterr().err
+
+
+# -- the seeds' own mode: on_related => 'supersede' --------------------------------------
+
+
+def test_the_seeds_mode_takes_a_close_pair_as_one_statement_whatever_its_words(store, conn):
+    """Seed 002's example: at or above the duplicate threshold the pair is a duplicate
+    (the term-change guard superseded it), and the first text stays."""
+    first = store.upsert("vi", "Prefers TypeScript", unit(0), on_related="supersede")
+    again = store.upsert("vi", "Uses TypeScript", unit(0), on_related="supersede")
+    assert (again.action, again.memory_id, again.rule) == (
+        "duplicate", first.memory_id, "close embedding (on_related = supersede)"
+    )  # fmt: skip
+    assert [m.content for m in store.get_memories("vi")] == ["Prefers TypeScript"]
+    # the default mode keeps its guards: another term, another statement
+    other = store.upsert("wu", "Prefers TypeScript", unit(0))
+    kept = store.upsert("wu", "Uses TypeScript", unit(0))
+    assert kept.action == "inserted" and kept.matched_id == other.memory_id
+
+
+def test_the_seeds_mode_keeps_values_and_negation_apart(store):
+    store.upsert("vi", "Has 2 cats", unit(0), on_related="supersede")
+    value = store.upsert("vi", "Has 3 cats", unit(0), on_related="supersede")
+    assert (value.action, value.rule) == ("superseded", "same statement, new value")
+    store.upsert("vi", "Likes jazz", unit(1), on_related="supersede")
+    negated = store.upsert("vi", "Does not like jazz", unit(1), on_related="supersede")
+    assert negated.action != "duplicate"
+
+
+def test_in_the_seeds_mode_the_first_fact_of_a_batch_wins(store):
+    results = store.upsert_many(
+        "vi",
+        [
+            {"content": "Prefers TypeScript", "embedding": unit(0)},
+            {"content": "Uses TypeScript", "embedding": unit(0)},
+        ],
+        on_related="supersede",
+    )
+    assert [r.action for r in results] == ["inserted", "duplicate"]
+    assert results[1].memory_id == results[0].memory_id
+    assert [m.content for m in store.get_memories("vi")] == ["Prefers TypeScript"]
