@@ -287,6 +287,30 @@ def dsn_params(dsn: str) -> dict[str, str]:
     return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
 
 
+# Modules whose tests share module-scoped fixtures run on one worker, so that those are
+# built once: tests/test_backup.py's populated store, its dumps and its second cluster;
+# tests/test_demo.py's run of the demo. Any other test goes to the first free worker.
+# (pytest-xdist's xdist_group mark does nothing under pytest 9.2: its suffix on the node
+# id no longer takes, pytest-xdist issue 1386, and each worker built them again.) A
+# group is sent before the single tests.
+ONE_WORKER_MODULES = ("tests/test_backup.py", "tests/test_demo.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist load``, but the modules of ONE_WORKER_MODULES each as one unit of work."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerModules(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else nodeid
+
+    return OneWorkerModules(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     """The Citus pass runs the contract modules only (tests/citus_backend.py)."""
     if not citus_backend.DSN:

@@ -31,8 +31,6 @@ pytestmark = [
     pytest.mark.skipif(
         citus_backend.DSN is not None, reason="Citus: a distributed store is backed up per node"
     ),
-    # one worker builds the populated store and the second cluster once for all of them
-    pytest.mark.xdist_group("backup"),
 ]
 
 

@@ -5,21 +5,31 @@ in the same order on every run."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import uuid
+from collections.abc import Iterator
 
 import pytest
 
 from pymem.demo import MUSIC, _facts_demo, _print_actions
-from tests.conftest import unit
+from tests.conftest import _clone, _drop, unit
 
 
-@pytest.fixture
-def demo(fresh_dsn, capsys, embedder) -> str:
-    """The demo's whole output, on a database of its own."""
+@pytest.fixture(scope="module")
+def demo(admin_dsn, template_dsn, embedder) -> Iterator[str]:
+    """The demo's whole output, on a database of its own: one run for the tests that read
+    it (tests/conftest.py keeps this module on one worker)."""
     from pymem.demo import run_demo
 
-    assert run_demo(fresh_dsn) == 0
-    return capsys.readouterr().out
+    name = f"pymem_test_demo_{uuid.uuid4().hex[:12]}"
+    dsn = _clone(admin_dsn, name)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run_demo(dsn) == 0
+    yield out.getvalue()
+    _drop(admin_dsn, name)
 
 
 def _section(out: str, title: str) -> str:
