@@ -25,6 +25,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,15 @@ def _memory_backed_dir() -> str | None:
 
 @pytest.fixture(scope="session")
 def admin_dsn() -> Iterator[str]:
+    with _server() as dsn:
+        yield dsn
+        admin = _admin.pop(dsn, None)
+        if admin is not None:
+            admin.close()
+
+
+@contextmanager
+def _server() -> Iterator[str]:
     if citus_backend.DSN:
         yield citus_backend.DSN
         return
@@ -140,15 +150,32 @@ def _restored_template(admin_dsn: str, template: str) -> None:
         conn.execute(f"TRUNCATE {tables}")
 
 
+_admin: dict[str, psycopg.Connection] = {}
+
+
+def _admin_execute(admin_dsn: str, statement: str) -> None:
+    """``statement`` on the worker's one autocommit connection to the server's admin
+    database (a clone and a drop each opened one before: ~10 ms of the server's time),
+    made again when a test closed or terminated it."""
+    for attempt in (1, 2):
+        c = _admin.get(admin_dsn)
+        if c is None or c.closed or c.broken:
+            c = _admin[admin_dsn] = psycopg.connect(admin_dsn, autocommit=True)
+        try:
+            c.execute(statement)
+            return
+        except psycopg.OperationalError:
+            if attempt == 2 or not (c.closed or c.broken):
+                raise
+
+
 def _clone(admin_dsn: str, name: str) -> str:
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    _admin_execute(admin_dsn, f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
     return _with_dbname(admin_dsn, name)
 
 
 def _drop(admin_dsn: str, name: str) -> None:
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    _admin_execute(admin_dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture(scope="session")
