@@ -1,4 +1,4 @@
-"""Why a pair is decided as it is (sql/19_guards.sql, sql/22_explain.sql): every pair the
+"""Why a pair is decided as it is (sql/18_guards.sql, sql/23_explain.sql): every pair the
 guards keep apart says which guard, in the write's rule, on its review and in
 pymem.explain; a duplicate's rule is in the history."""
 

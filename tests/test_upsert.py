@@ -1035,7 +1035,7 @@ RELATED = "related band, no evidence of the same slot"
 
 def kept_apart(guards: str) -> str:
     """The rule of a pair in the related band that a guard kept from being one statement:
-    the guards that fired, in pymem._duplicate_guards's order (sql/19_guards.sql)."""
+    the guards that fired, in pymem._duplicate_guards's order (sql/18_guards.sql)."""
     return f"{RELATED}; not a duplicate: {guards}"
 
 

@@ -163,7 +163,7 @@ BEGIN
 END
 $$
 """
-# The candidate query of pymem._upsert (sql/20_upsert.sql, step 2).
+# The candidate query of pymem._match (sql/20_match.sql, step 2).
 LOOKUP = (
     "SELECT m.id, m.content, m.topic, 1 - (m.embedding <=> %(v)b) AS sim"
     " FROM pymem.memories AS m"

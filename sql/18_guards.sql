@@ -1,6 +1,6 @@
 -- The guards between a pair and a duplicate, apart from the decision that
--- reads them (sql/20_upsert.sql) and the explanation that shows them
--- (sql/22_explain.sql): so that a refused pair says why, in the rule a write
+-- reads them (sql/19_decision.sql) and the explanation that shows them
+-- (sql/23_explain.sql): so that a refused pair says why, in the rule a write
 -- returns, on its review and in pymem.explain.
 
 -- The guards of a duplicate (pymem._decision's first branch), from a pair's
