@@ -18,23 +18,24 @@ from pymem.cli import main
 
 TINY = (
     upsert.UpsertSizes(
-        table_rows=600,
+        table_rows=100,
         scenarios=(
-            Scenario(per_user=20, users=2, rounds=1, ops_per_round=6),
-            Scenario(per_user=200, users=1, rounds=1, ops_per_round=4),
+            Scenario(per_user=10, users=2, rounds=1, ops_per_round=6),
+            Scenario(per_user=60, users=1, rounds=1, ops_per_round=4),
         ),
         lookup_probes=1,
-        batch_user_memories=40,
+        batch_user_memories=20,
         batch_size=4,
         batch_reps=1,
     ),
-    importing.ImportSizes(users=2, lines=40, restated=0.2),
+    importing.ImportSizes(users=2, lines=20, restated=0.2),
     recall.RecallSizes(
-        table_rows=600, users=(30, 120), queries=2, warmup=1, exact_queries=2, filler_memories=5
+        table_rows=200, users=(20, 60), queries=2, warmup=1, exact_queries=2, filler_memories=5
     ),
-    # 300 memories are compared exactly, 800 go through the buckets
-    consolidate.ConsolidateSizes(users=(300, 800), allpairs_limit_s=600.0),
-    partitions.PartitionSizes(users=3, memories=30, partitions=2, rounds=4, decay_runs=2),
+    # 300 memories are compared exactly, 520 (past the 512 of the exact path) go through
+    # the buckets
+    consolidate.ConsolidateSizes(users=(300, 520), allpairs_limit_s=600.0),
+    partitions.PartitionSizes(users=3, memories=20, partitions=2, rounds=2, decay_runs=2),
 )
 
 
@@ -159,7 +160,7 @@ def _check_recall(res, lines) -> None:
 
 def _check_consolidate(res, lines) -> None:
     _printed(lines, "all-pairs measured")
-    assert [r["n"] for r in res["results"]] == [300, 800]
+    assert [r["n"] for r in res["results"]] == [300, 520]
     for r in res["results"]:
         assert r["groups"] > 0 and r["pairs"] > 0
         assert r["candidates_s"] > 0 and r["allpairs_s"] > 0

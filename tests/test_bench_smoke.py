@@ -7,12 +7,12 @@ from __future__ import annotations
 from pymem.bench import locality, recall
 
 TINY_RECALL = recall.RecallSizes(
-    table_rows=2_000,
-    users=(50, 200),
+    table_rows=300,
+    users=(20, 60),
     queries=4,
     warmup=1,
     exact_queries=3,
-    filler_memories=20,
+    filler_memories=5,
 )
 
 
