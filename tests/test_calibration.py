@@ -141,15 +141,40 @@ def test_calibrate_fits_reports_and_leaves_the_store_untouched(fresh_dsn):
         assert conn.execute("SELECT dedup_threshold FROM pymem.settings").fetchone()[0] == 0.92
 
 
+class _Remembered:
+    """The bundled embedder, whose answer to a call is kept: the same texts again, in the
+    same order, get the same vectors without the model (it gives the very same array for
+    the same batch). The two tests below embed the bundled pairs, ~1,100 texts (3 s);
+    tests/conftest.py keeps this module on one worker, so that happens once."""
+
+    def __init__(self, model):
+        self.model = model
+        self.answers: dict[tuple[str, ...], np.ndarray] = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self.model, name)
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        key = tuple(texts)
+        if key not in self.answers:
+            self.answers[key] = self.model(texts)
+        return self.answers[key]
+
+
+@pytest.fixture(scope="module")
+def remembered(embedder) -> _Remembered:
+    return _Remembered(embedder)
+
+
 @pytest.mark.embed
-def test_shipped_thresholds_hold_on_the_bundled_hand_written_pairs(fresh_dsn, embedder):
+def test_shipped_thresholds_hold_on_the_bundled_hand_written_pairs(fresh_dsn, remembered):
     """The bundled pairs were written for this project and never used for fitting."""
     from pymem.embedder import USE_THRESHOLDS as t
 
     cal = Calibration(
         t.dedup, t.term_change, t.supersede, t.topic_supersede, t.cjk_dedup, t.cjk_term_change
     )
-    report = evaluate(fresh_dsn, embedder, cal, {"hand-written": load_pairs()})["hand-written"]
+    report = evaluate(fresh_dsn, remembered, cal, {"hand-written": load_pairs()})["hand-written"]
     for lang in ("en", "zh"):
         assert report[lang]["false_merge_rate"] <= 0.05, (lang, report[lang])
         # every duplicate the rules leave apart and most updates reach the review queue
@@ -157,12 +182,18 @@ def test_shipped_thresholds_hold_on_the_bundled_hand_written_pairs(fresh_dsn, em
 
 
 @pytest.mark.embed
-def test_apply_without_dev_records_the_shipped_thresholds(fresh_dsn, embedder, capsys):
+def test_apply_without_dev_records_the_shipped_thresholds(
+    fresh_dsn, remembered, capsys, monkeypatch
+):
     """docs/calibration.md: an older store keeps its thresholds until `pymem calibrate
     --apply` records the new ones; without --dev that printed the report and recorded
     nothing."""
     from pymem.cli import main
     from pymem.embedder import USE_THRESHOLDS as t
+
+    # the command's embedder is the bundled one, its vectors of the pairs kept from the test
+    # above when that ran first
+    monkeypatch.setattr("pymem.embedder.default_embedder", lambda: remembered)
 
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         conn.execute("UPDATE pymem.settings SET dedup_threshold = 0.99")
