@@ -296,7 +296,7 @@ def load_sql(
 # otherwise send each object to the workers as it is made, and an object made
 # while that could not follow (a function of a local table's row type) breaks the
 # next statement that names it there. A distributed store: its DDL reaches the
-# shards (triggers on them are pymem's own, sql/96_citus.sql), one connection per
+# shards (triggers on them are pymem's own, sql/97_citus.sql), one connection per
 # worker for the transaction (DDL on shards and reference tables in one
 # transaction needs it).
 _CITUS_LOCAL = {"citus.enable_ddl_propagation": "off"}

@@ -12,7 +12,7 @@
 -- signature; it is trusted only when every function in the database with
 -- that name and argument types lives in schema pymem, or in pymem_citus
 -- (the owner's copies of pymem's bodies on a store distributed with Citus,
--- sql/96_citus.sql): a look-alike planted in another schema makes the
+-- sql/96_citus_functions.sql): a look-alike planted in another schema makes the
 -- frame untrusted (fail closed). Text of SQL statements in the context can imitate frame lines,
 -- but only text written by the caller's own code: a caller that is not
 -- pymem is itself a real frame, so it is always seen. A SQL-language

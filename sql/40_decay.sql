@@ -153,7 +153,7 @@ DECLARE
     v_batch record;
 BEGIN
     PERFORM pymem._check_decay_args(at, cold_below, user_id, batch_blocks);
-    -- distributed with Citus: each shard on its worker (sql/96_citus.sql)
+    -- distributed with Citus: each shard on its worker (sql/39_shard_decay.sql)
     IF pymem.store_shards() IS NOT NULL THEN
         RETURN QUERY SELECT * FROM pymem._citus_apply_decay(at, cold_below, user_id, batch_blocks);
         RETURN;
@@ -226,7 +226,7 @@ BEGIN
     scanned := 0;
     cooled := 0;
     -- distributed with Citus: each shard on its worker, batch by batch
-    -- (sql/96_citus.sql), a commit after each batch as below
+    -- (sql/39_shard_decay.sql), a commit after each batch as below
     IF pymem.store_shards() IS NOT NULL THEN
         FOR v_slice IN SELECT * FROM pymem._citus_batches(batch_blocks) LOOP
             SELECT * INTO v_batch

@@ -396,7 +396,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
 @citus
 def test_recall_keeps_the_plan_caches_choice_on_citus(fresh_dsn):
     """A store that is not distributed plans recall's ranking statement once, generic
-    (sql/96_citus.sql, _fit_recall_plans); Citus cannot make a distributed plan of it
+    (sql/30_recall.sql, _fit_recall_plans); Citus cannot make a distributed plan of it
     with its parameters unresolved. `pymem migrate --citus` loads sql/ (the generic
     setting) before it distributes: no node's recall, nor its copy run on the workers,
     keeps the setting, and recall answers on the distributed store."""

@@ -1,5 +1,6 @@
-"""Languages beyond English and Chinese (sql/00_values.sql, sql/02_terms.sql): words of any script that
-writes words between spaces count as terms, kanji and katakana a character at a time,
+"""Languages beyond English and Chinese (sql/00_values.sql, sql/02_terms.sql): words of
+any script that writes words between spaces count as terms, kanji and katakana a character
+at a time,
 so that a restatement merges by embedding and a new value or a negation stays apart.
 With the bundled embedder and the thresholds shipped for it."""
 
