@@ -1,7 +1,7 @@
 -- Contradictions between free-text memories, flagged by the app's LLM
 -- (DESIGN: "Facts and contradictions"): they wait in the review queue
 -- (sql/25_reviews.sql, cause 'conflict'); pending_conflicts
--- (sql/50_facts.sql) lists them beside the facts whose sources disagree.
+-- (sql/51_fact_conflicts.sql) lists them beside the facts whose sources disagree.
 
 -- A contradiction between two free-text memories that only the app's LLM
 -- can see. Both memories stay; the pair waits in pymem.reviews (cause
