@@ -1436,12 +1436,25 @@ def _connection_lost(args: argparse.Namespace) -> str:
     return "; the embedded server is not running (pymem db stop?): `pymem db start` starts it"
 
 
+_PARSER: argparse.ArgumentParser | None = None
+
+
+def _parser() -> argparse.ArgumentParser:
+    """build_parser(), once a process: adding its commands and options takes 10 ms, and a
+    process may run many commands (the tests and the README's walkthrough run them in
+    process, 230 a run of the suite)."""
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = build_parser()
+    return _PARSER
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import psycopg
 
     from pymem.errors import ConnectionLost
 
-    args = build_parser().parse_args(argv)
+    args = _parser().parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Escaping(stdout, _ESCAPED), _Escaping(stderr, _ESCAPED_ON_STDERR)
     try:
