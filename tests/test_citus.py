@@ -191,10 +191,12 @@ def test_calls_are_delegated_and_each_users_rows_live_on_one_worker(fresh_dsn):
         conn.execute("SET client_min_messages = debug1")
         for i, user in enumerate(users):
             first = store.upsert(user, f"{user} drinks green tea", unit(i))
-            store.upsert(user, f"{user} drinks oolong now", at_cosine(BAND, i, 100 + i))
+            later = store.upsert(user, f"{user} drinks oolong now", at_cosine(BAND, i, 100 + i))
             store.set_fact(user, "city", "Lisbon")
             store.sync_contact(user, "Xiaohong", [first.memory_id])
-            assert [h.memory_id for h in store.recall(user, unit(i), 1)] == [first.memory_id]
+            # the later write waits for review beside the first: the newer value ranks first
+            hits = store.recall(user, unit(i), 2)
+            assert [h.memory_id for h in hits] == [later.memory_id, first.memory_id]
         conn.execute("SET client_min_messages = notice")
         assert sum("pushing down the function call" in m for m in heard) >= 5 * len(users)
         placed = {u: _node_of(conn, u) for u in users}
