@@ -23,6 +23,51 @@ RETURN importance * exp(greatest(
     * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
+-- A query token's weight if the lowered content holds it, else 0. Recall's
+-- scan adds one call per token slot (below): inlined, a call is a strpos on a
+-- text the row lowered once, where a sub-select over the tokens cost a
+-- function scan per row (four times as much at 10,000 memories).
+CREATE OR REPLACE FUNCTION pymem._found_weight(
+    lowered_content text, token text, weight double precision
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN strpos(lowered_content, token) > 0 THEN weight ELSE 0 END;
+
+-- How many of the query's tokens recall's scan tests with one inline
+-- expression each (pymem._found_weight); the tokens past these, rare (a
+-- question has a handful of words, a Chinese one a dozen character pairs),
+-- are tested by a sub-select over the rest. Recall and pymem._term_weights
+-- spell out this many slots.
+CREATE OR REPLACE FUNCTION pymem._token_slots()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 16;
+
+-- The lowered texts recall scores for a user: the live memories of the tier
+-- asked for, and the wordings they absorbed for the content they still have.
+-- SQL and without settings, so that it is inlined where it is read.
+CREATE OR REPLACE FUNCTION pymem._recall_texts(of_user text, with_cold boolean)
+RETURNS SETOF text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT lower(h.content)
+    FROM pymem.memories AS h
+    WHERE
+        h.user_id = of_user
+        AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+        AND (with_cold OR h.tier = 'hot')
+    UNION ALL
+    SELECT lower(w.content)
+    FROM pymem.memory_wordings AS w
+    INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+    WHERE
+        w.user_id = of_user
+        AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+        AND (with_cold OR h.tier = 'hot')
+        AND w.content_md5 = md5(h.content)
+$$;
+
 -- How much each of the query's tokens tells apart the user's memories: its
 -- inverse document frequency over the rows recall scores (the live
 -- memories of the tier asked for, and the wordings they absorbed), BM25's
@@ -30,52 +75,59 @@ RETURN importance * exp(greatest(
 -- in a store about Caroline) weighs almost nothing, a word in one weighs
 -- most; always above 0. Matching is by substring, as recall's (a token
 -- "paint" is found in "painting"), so that the weights are those of the
--- match that is scored.
+-- match that is scored. One pass over the rows: a count per token slot
+-- (pymem._token_slots), and the tokens past them counted by a join.
 CREATE OR REPLACE FUNCTION pymem._term_weights(
     of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
 )
 RETURNS double precision[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
--- plpgsql: its statement is planned once a session (recall calls it on every question)
+-- plpgsql: its statements are planned once a session (recall calls it on every question)
 AS $$
+DECLARE
+    v_rows bigint;
+    v_counts bigint [];
 BEGIN
-    RETURN (
-        WITH scored AS (
-            SELECT lower(h.content) AS content
-            FROM pymem.memories AS h
-            WHERE
-                h.user_id = of_user
-                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-                AND (with_cold OR h.tier = 'hot')
-            UNION ALL
-            SELECT lower(w.content) AS content
-            FROM pymem.memory_wordings AS w
-            INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
-            WHERE
-                w.user_id = of_user
-                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-                AND (with_cold OR h.tier = 'hot')
-                AND w.content_md5 = md5(h.content)
-        ),
-
-        counts AS (
-            SELECT
-                t.ord,
-                count(*) AS n,
-                count(*) FILTER (WHERE strpos(s.content, t.token) > 0) AS df
-            FROM scored AS s
-            CROSS JOIN unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
+    IF cardinality(query_tokens) = 0 THEN
+        RETURN '{}';
+    END IF;
+    SELECT
+        count(*),
+        ARRAY[
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[1]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[2]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[3]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[4]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[5]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[6]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[7]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[8]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[9]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[10]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[11]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[12]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[13]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[14]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[15]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, query_tokens[16]) > 0)
+        ]
+    INTO v_rows, v_counts
+    FROM pymem._recall_texts(of_user, with_cold) AS s (content);
+    v_counts := v_counts[1:least(cardinality(query_tokens), pymem._token_slots())];
+    IF cardinality(query_tokens) > pymem._token_slots() THEN
+        v_counts := v_counts || ARRAY(
+            SELECT count(s.content) FILTER (WHERE strpos(s.content, t.token) > 0)
+            FROM unnest(query_tokens[pymem._token_slots() + 1:]) WITH ORDINALITY AS t (token, ord)
+            LEFT JOIN pymem._recall_texts(of_user, with_cold) AS s (content) ON TRUE
             GROUP BY t.ord
-        )
-
-        SELECT
-            coalesce(array_agg(
-                ln(1 + (coalesce(c.n, 0) - coalesce(c.df, 0) + 0.5) / (coalesce(c.df, 0) + 0.5))
-                ORDER BY t.ord
-            ), '{}')
-        FROM unnest(query_tokens) WITH ORDINALITY AS t (token, ord)
-        LEFT JOIN counts AS c ON t.ord = c.ord
+            ORDER BY t.ord
+        );
+    END IF;
+    RETURN ARRAY(
+        SELECT ln(1 + (v_rows - c.df + 0.5) / (c.df + 0.5))
+        FROM unnest(v_counts) WITH ORDINALITY AS c (df, ord)
+        ORDER BY c.ord
     );
 END;
 $$;
@@ -113,22 +165,25 @@ DROP FUNCTION IF EXISTS pymem._lexical_match(text[], text);
 -- it is among the user's memories (pymem._term_weights, one scan before the
 -- ranking); the span is pymem._asked_window's (sql/08_stated_time.sql).
 -- The floor keeps a highly similar old memory above an unrelated fresh
--- one. The lexical share is pymem._lexical_match written inline (a
--- function with a sub-select is not inlined, and a call per row doubles
--- its cost); a test holds the two equal.
+-- one. The lexical share is pymem._lexical_match written inline, a token
+-- slot each (pymem._found_weight): a function with a sub-select is not
+-- inlined, and a call per row doubles its cost; a test holds the two equal.
 --
--- Lean by measurement (docs/scaling.md, "Locality"): the decay factor
--- lies in [floor, 1] (decay_score is in [0, 1]), so a memory's score is at
--- most its relevance (times the floor when the relevance is negative).
--- The scan computes only the relevance of every row and keeps the
--- 8k + 64 rows with the highest bound (the highest relevance); the decay, the
--- kinds' rates and the wide columns are read for those rows alone, by ctid. The
--- pool is the answer when it held every row, or when its k-th exact
+-- Lean by measurement (docs/scaling.md, "Locality"): decay_score is at most
+-- the importance (importance * exp(-rate * age), rate and age >= 0), so a
+-- memory's score is at most relevance * (floor + (1 - floor) * importance),
+-- and relevance * floor when the relevance is negative. The scan computes
+-- the relevance and this bound of every row from the columns up to the
+-- importance and keeps the 8k + 64 rows of the highest bound; the decay, the
+-- kinds' rates and the wide columns are read for those rows alone, by ctid.
+-- The pool is the answer when it held every row, or when its k-th exact
 -- score is above the bound of every row left out (the pool's smallest
 -- bound); otherwise the same statement runs again with a pool 16 times
--- larger, then with every row. Ties and rounding go to another pass,
--- never to a guess. On random 512-d vectors, 4% of the queries of a
--- 10k-memory user needed a second pass, none of a 1k-memory user.
+-- larger, then with every row. Ties and rounding go to another pass, never
+-- to a guess. A bound from the relevance alone (the factor's upper end, 1)
+-- sent a question whose words every memory holds to a second and a third
+-- pass: its words lift every row alike, and the default importance, 0.5,
+-- puts the k-th score below the relevance of the rows left out.
 CREATE OR REPLACE FUNCTION pymem.recall(
     user_id text,
     query_embedding vector,
@@ -261,59 +316,93 @@ BEGIN
     LOOP
         FOR v_row IN
             WITH pool AS MATERIALIZED (
-                -- each row carries only its place, its id and its relevance; the
-                -- decay's columns, the end of validity and the similarity and
-                -- lexical share shown are read for the pool's rows only, by ctid
-                -- (the version this statement's snapshot saw)
+                -- each row carries only its place, its id, its relevance and the
+                -- bound of its score; the decay's columns, the end of validity and
+                -- the similarity and lexical share shown are read for the pool's
+                -- rows only, by ctid (the version this statement's snapshot saw)
                 SELECT
-                    m.tid, m.id, m.wtid,
-                    -- the documented sum, in its order: (sim + weight * lex) + boost
-                    (1 - (m.embedding <=> recall.query_embedding))
-                    + v_weight * CASE WHEN v_token_count > 0 THEN coalesce((
-                        SELECT sum(x.weight)
-                        FROM unnest(v_tokens, v_token_weights) AS x (token, weight)
-                        WHERE strpos(lower(m.content), x.token) > 0
-                    ), 0) / v_weight_total ELSE 0 END
-                    + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END
-                    + CASE WHEN v_window IS NOT NULL AND m.said_at <@ v_window THEN v_time_boost ELSE 0 END
-                    AS rel
+                    r.tid, r.id, r.wtid, r.rel,
+                    CASE
+                        WHEN r.rel >= 0 THEN r.rel * (v_floor + (1 - v_floor) * r.importance)
+                        ELSE r.rel * v_floor
+                    END AS bound
                 FROM (
-                    -- through memories_user_live_idx: one key, its entries in heap
-                    -- order; the tier is the one column past the vector read for
-                    -- every row (decay's updates of it stay HOT only while no index
-                    -- names it)
                     SELECT
-                        h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.content, h.embedding,
-                        h.created_at AS said_at
-                    FROM pymem.memories AS h
-                    WHERE h.user_id = recall.user_id
-                        AND h.consolidated_into IS NULL
-                        AND h.deleted_at IS NULL
-                        AND (recall.include_cold OR h.tier = 'hot')
-                    -- and every other wording a live memory absorbed (sql/21_wordings.sql),
-                    -- for the content it still has: a memory is scored by its best one
-                    UNION ALL
-                    SELECT h.ctid, h.id, w.ctid, h.kind, w.content, w.embedding, w.added_at
-                    FROM pymem.memory_wordings AS w
-                    INNER JOIN pymem.memories AS h
-                        ON h.user_id = w.user_id AND h.id = w.memory_id
-                    WHERE v_has_wordings AND w.user_id = recall.user_id
-                        AND h.consolidated_into IS NULL
-                        AND h.deleted_at IS NULL
-                        AND (recall.include_cold OR h.tier = 'hot')
-                        AND w.content_md5 = md5(h.content)
-                ) AS m
-                WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
-                    -- a second distance only when the option is set
-                    AND (
-                        recall.min_similarity IS NULL
-                        OR 1 - (m.embedding <=> recall.query_embedding) >= recall.min_similarity
-                    )
-                -- the bound, greatest(rel, rel * floor), rises with rel (the floor
-                -- is in [0, 1]): the rows of the highest bound are those of the
-                -- highest rel, and a sort by rel spares the scan the bound's
-                -- expression on every row
-                ORDER BY rel DESC
+                        m.tid, m.id, m.wtid, m.importance,
+                        -- the documented sum, in its order: (sim + weight * lex) + boost
+                        (1 - (m.embedding <=> recall.query_embedding))
+                        + v_weight * CASE WHEN v_token_count > 0 THEN (
+                            -- a slot a token (pymem._token_slots), the tokens past them
+                            -- by a sub-select that questions of a few words never run
+                            pymem._found_weight(m.lowered, v_tokens[1], v_token_weights[1])
+                            + pymem._found_weight(m.lowered, v_tokens[2], v_token_weights[2])
+                            + pymem._found_weight(m.lowered, v_tokens[3], v_token_weights[3])
+                            + pymem._found_weight(m.lowered, v_tokens[4], v_token_weights[4])
+                            + pymem._found_weight(m.lowered, v_tokens[5], v_token_weights[5])
+                            + pymem._found_weight(m.lowered, v_tokens[6], v_token_weights[6])
+                            + pymem._found_weight(m.lowered, v_tokens[7], v_token_weights[7])
+                            + pymem._found_weight(m.lowered, v_tokens[8], v_token_weights[8])
+                            + pymem._found_weight(m.lowered, v_tokens[9], v_token_weights[9])
+                            + pymem._found_weight(m.lowered, v_tokens[10], v_token_weights[10])
+                            + pymem._found_weight(m.lowered, v_tokens[11], v_token_weights[11])
+                            + pymem._found_weight(m.lowered, v_tokens[12], v_token_weights[12])
+                            + pymem._found_weight(m.lowered, v_tokens[13], v_token_weights[13])
+                            + pymem._found_weight(m.lowered, v_tokens[14], v_token_weights[14])
+                            + pymem._found_weight(m.lowered, v_tokens[15], v_token_weights[15])
+                            + pymem._found_weight(m.lowered, v_tokens[16], v_token_weights[16])
+                            + CASE WHEN v_token_count > pymem._token_slots() THEN coalesce((
+                                SELECT sum(x.weight)
+                                FROM unnest(
+                                    v_tokens[pymem._token_slots() + 1:],
+                                    v_token_weights[pymem._token_slots() + 1:]
+                                ) AS x (token, weight)
+                                WHERE strpos(m.lowered, x.token) > 0
+                            ), 0) ELSE 0 END
+                        ) / v_weight_total ELSE 0 END
+                        + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END
+                        + CASE WHEN v_window IS NOT NULL AND m.said_at <@ v_window THEN v_time_boost ELSE 0 END
+                        AS rel
+                    FROM (
+                        -- through memories_user_live_idx: one key, its entries in heap
+                        -- order; the tier is the one column past the vector read for
+                        -- every row (decay's updates of it stay HOT only while no index
+                        -- names it)
+                        SELECT
+                            h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.embedding,
+                            h.importance, h.created_at AS said_at,
+                            -- lowered once a row, and only for a question with words
+                            CASE WHEN v_token_count > 0 THEN lower(h.content) END AS lowered
+                        FROM pymem.memories AS h
+                        WHERE h.user_id = recall.user_id
+                            AND h.consolidated_into IS NULL
+                            AND h.deleted_at IS NULL
+                            AND (recall.include_cold OR h.tier = 'hot')
+                        -- and every other wording a live memory absorbed (sql/21_wordings.sql),
+                        -- for the content it still has: a memory is scored by its best one
+                        UNION ALL
+                        SELECT
+                            h.ctid, h.id, w.ctid, h.kind, w.embedding, h.importance, w.added_at,
+                            CASE WHEN v_token_count > 0 THEN lower(w.content) END
+                        FROM pymem.memory_wordings AS w
+                        INNER JOIN pymem.memories AS h
+                            ON h.user_id = w.user_id AND h.id = w.memory_id
+                        WHERE v_has_wordings AND w.user_id = recall.user_id
+                            AND h.consolidated_into IS NULL
+                            AND h.deleted_at IS NULL
+                            AND (recall.include_cold OR h.tier = 'hot')
+                            AND w.content_md5 = md5(h.content)
+                    ) AS m
+                    WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
+                        -- a second distance only when the option is set
+                        AND (
+                            recall.min_similarity IS NULL
+                            OR 1 - (m.embedding <=> recall.query_embedding) >= recall.min_similarity
+                        )
+                    -- rel is computed once a row: a subquery pulled up would copy
+                    -- its expression into each use of it in the bound
+                    OFFSET 0
+                ) AS r
+                ORDER BY bound DESC
                 LIMIT v_pool + 1
             ),
             scored AS (
@@ -351,10 +440,7 @@ BEGIN
                     (SELECT count(*) FROM best) = recall.k
                     AND (SELECT min(sc.final_score) FROM best AS sc) > (
                         SELECT b.bound + 1e-9 * (1 + abs(b.bound))
-                        FROM (
-                            SELECT greatest(min(p.rel), min(p.rel) * v_floor) AS bound
-                            FROM pool AS p
-                        ) AS b
+                        FROM (SELECT min(p.bound) AS bound FROM pool AS p) AS b
                     )
                 ) AS proven
             ),

@@ -353,10 +353,17 @@ def test_recall_with_query_text_equals_brute_force(store, sql, population):
         at, at_epoch = at_for(sql, population, j)
         if j == 19:
             text = stop_only
+        elif j in (5, 12):
+            # more words than recall tests one by one inline (pymem._token_slots): the
+            # rest go through the sub-select, in the ranking and in the weights
+            text = "the user " + " ".join(rng.permutation(VOCAB)[:20])
         else:
             words = rng.choice(VOCAB, size=rng.integers(1, 4), replace=False)
             text = "where does the user " + " ".join(words)
         tokens = sql.execute("SELECT pymem._query_tokens(%s)", (text,)).fetchone()[0]
+        if j in (5, 12):
+            (slots,) = sql.execute("SELECT pymem._token_slots()").fetchone()
+            assert len(tokens) > slots
         weight = LEXICAL_WEIGHT if tokens else 0.0
         lexical = lexical_of_every_row(sql, text)
         # states are lifted only for a question about the present (none of these is)
