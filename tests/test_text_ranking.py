@@ -1,4 +1,5 @@
-"""What recall makes of the question's words (sql/30_recall.sql, sql/08_stated_time.sql):
+"""What recall makes of the question's words (sql/29_term_weights.sql,
+sql/30_recall.sql, sql/08_stated_time.sql):
 a word weighs by how rare it is among the user's memories, and a question that names
 a day lifts the memories written then."""
 

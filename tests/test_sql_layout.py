@@ -1,0 +1,66 @@
+"""How sql/ is laid out: files by job, none too long to read, loaded in name order
+with every function defined before a file whose loading needs it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pymem.migrate import sql_dir
+
+MAX_LINES = 600
+DEFINITION = re.compile(r"CREATE (?:OR REPLACE )?(?:FUNCTION|PROCEDURE) pymem\.(\w+)\s*\(")
+CALL = re.compile(r"pymem\.(\w+)\s*\(")
+
+
+def sql_files() -> list[Path]:
+    return sorted(sql_dir().glob("*.sql"))
+
+
+def code_of(text: str) -> str:
+    """The text without comments and string literals (a hint that names a function
+    calls nothing)."""
+    text = re.sub(r"--[^\n]*", "", text)
+    return re.sub(r"'(?:[^']|'')*'", "''", text)
+
+
+def test_no_sql_file_is_longer_than_a_reader_takes_in():
+    long = {f.name: n for f in sql_files() if (n := len(f.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_a_call_to_a_later_file_is_made_only_from_a_plpgsql_body(conn):
+    """Files load in name order. PostgreSQL checks an SQL function's body when it is
+    created, so such a body, a view or a statement run at load calls only what earlier
+    files (or its own) define; a PL/pgSQL body is resolved at its first call, so it may
+    call a function of a later file, and the load cannot depend on their order."""
+    files = sql_files()
+    defined_in: dict[str, int] = {}
+    for i, path in enumerate(files):
+        for name in DEFINITION.findall(path.read_text()):
+            defined_in.setdefault(name, i)
+    languages = dict(
+        conn.execute(
+            "SELECT p.proname, l.lanname FROM pg_proc AS p"
+            " JOIN pg_language AS l ON l.oid = p.prolang"
+            " WHERE p.pronamespace = 'pymem'::regnamespace"
+        ).fetchall()
+    )
+    wrong = []
+    calls = 0
+    for i, path in enumerate(files):
+        code = code_of(path.read_text())
+        starts = [(m.start(), m.group(1)) for m in DEFINITION.finditer(code)]
+        for call in CALL.finditer(code):
+            callee = call.group(1)
+            calls += callee in defined_in
+            if defined_in.get(callee, -1) <= i:
+                continue
+            # the function whose definition the call is in (none: a statement at load)
+            caller = next((n for s, n in reversed(starts) if s < call.start()), None)
+            if caller is None or languages.get(caller) != "plpgsql":
+                wrong.append(
+                    f"{path.name}: {caller} calls {callee} of {files[defined_in[callee]].name}"
+                )
+    assert wrong == []
+    assert calls > 500  # the check reads the calls at all
