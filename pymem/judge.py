@@ -12,17 +12,18 @@ malformed, and the review stays queued with that error.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import re
-import threading
-import time
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, printable, verdict
+from pymem.chat import (
+    AsyncChatClient,
+    ChatClient,
+    MalformedAnswer,
+    ModelError,
+    json_object,
+    message_content,
+)
+from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, verdict
 from pymem.store import ClaimedReview
 
 SYSTEM_PROMPT = """\
@@ -91,206 +92,46 @@ def chat_request(model: str, review: ClaimedReview) -> dict[str, Any]:
     }
 
 
-_FENCED = re.compile(r"\A```[a-zA-Z]*\s*\n(.*?)\n?```\Z", re.S)
-
-
 def parse_chat_response(body: Any) -> Verdict:
     """The verdict in a chat completions response: ``choices[0].message.content`` as the
     JSON object of the contract; :class:`~pymem.review.MalformedVerdict` otherwise."""
     try:
-        content = body["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise MalformedVerdict(
-            f"no choices[0].message.content in the response: {json.dumps(body)[:200]}"
-        ) from None
-    if not isinstance(content, str):
-        raise MalformedVerdict(f"the message content is not text: {content!r:.200}")
-    text = content.strip()
-    fenced = _FENCED.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    try:
-        answer = json.loads(text)
-    except ValueError:
-        raise MalformedVerdict(f"the answer is not JSON: {content!r:.200}") from None
-    if not isinstance(answer, dict):
-        raise MalformedVerdict(f"the answer is not a JSON object: {content!r:.200}")
-    return verdict(answer)
+        return verdict(json_object(message_content(body)))
+    except MalformedAnswer as exc:
+        raise MalformedVerdict(str(exc)) from None
 
 
-def _endpoint(base_url: str) -> str:
-    """``{base_url}/chat/completions``, the base's query (Azure's ``api-version``) kept."""
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
-    path = parts.path.rstrip("/") + "/chat/completions"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+class OpenAIJudge(ChatClient):
+    """Asks an OpenAI-compatible chat completions endpoint to decide each review
+    (:class:`~pymem.chat.ChatClient`: ``base_url``, ``api_key``, ``timeout``,
+    ``auth_header``); ``model`` defaults to ``PYMEM_JUDGE_MODEL``."""
 
-
-class OpenAIJudge:
-    """Asks an OpenAI-compatible chat completions endpoint to decide each review.
-
-    ``base_url`` (default ``OPENAI_BASE_URL``): the API root, e.g.
-    ``https://api.openai.com/v1``, ``http://localhost:11434/v1`` (Ollama),
-    ``http://localhost:8000/v1`` (vLLM), ``http://localhost:8080/v1`` (llama.cpp),
-    ``https://RESOURCE.openai.azure.com/openai/v1`` (Azure, with
-    ``auth_header="api-key"``). ``model`` (default ``PYMEM_JUDGE_MODEL``): the model or
-    Azure deployment. The key is ``api_key``, else the environment variable named by
-    ``api_key_env``; none is sent when there is none (local servers). ``timeout``: seconds
-    for the whole request. The key never appears in an error.
-    """
-
-    def __init__(
-        self,
-        base_url: str | None = None,
-        model: str | None = None,
-        api_key: str | None = None,
-        *,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout: float = 60.0,
-        auth_header: str = "Authorization",
-    ):
-        try:
-            import httpx  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - the extra is part of dev
-            raise ImportError("OpenAIJudge needs httpx: pip install 'pymem[llm]'") from exc
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        model = model or os.environ.get("PYMEM_JUDGE_MODEL")
-        if not base_url:
-            raise ValueError("OpenAIJudge needs base_url (or OPENAI_BASE_URL)")
-        if not model:
-            raise ValueError("OpenAIJudge needs model (or PYMEM_JUDGE_MODEL)")
-        self.url = _endpoint(base_url)
-        self.model = model
-        self.timeout = timeout
-        self._key = api_key if api_key is not None else os.environ.get(api_key_env) or None
-        self._headers = {"Content-Type": "application/json"}
-        if self._key:
-            bearer = auth_header.lower() == "authorization"
-            self._headers[auth_header] = f"Bearer {self._key}" if bearer else self._key
-        self._client: Any = None
-
-    def __repr__(self) -> str:  # never the key
-        return f"{type(self).__name__}(url={self.url!r}, model={self.model!r})"
+    def __init__(self, *args: Any, model_env: str = "PYMEM_JUDGE_MODEL", **kwargs: Any):
+        super().__init__(*args, model_env=model_env, **kwargs)
 
     def __call__(self, review: ClaimedReview) -> Verdict:
-        import httpx
-
-        if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
-        client, deadline = self._client, time.monotonic() + self.timeout
-        # httpx's timeout bounds each read, not the request: a server that trickles its
-        # answer would hold the call for ever. The request runs in a thread that is waited
-        # for until the deadline; one left behind stops at its next read.
-        done: list[Any] = []
-
-        def ask() -> None:
-            try:
-                request = client.stream(
-                    "POST", self.url, json=chat_request(self.model, review), headers=self._headers
-                )
-                with request as response:
-                    body = bytearray()
-                    for chunk in response.iter_bytes():
-                        if time.monotonic() > deadline:
-                            raise httpx.ReadTimeout("past the deadline")
-                        body += chunk
-                    done.append((response.status_code, self._text(response, body)))
-            except Exception as exc:
-                done.append(exc)
-
-        thread = threading.Thread(target=ask, name="pymem-judge", daemon=True)
-        thread.start()
-        thread.join(max(0.0, deadline - time.monotonic()))
-        if not done:
-            raise self._late()
-        return self._answer(done[0])
-
-    def close(self) -> None:
-        """Close the HTTP connections (the judge opens new ones if called again)."""
-        client, self._client = self._client, None
-        if client is not None:
-            client.close()
-
-    def __enter__(self) -> OpenAIJudge:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _late(self) -> JudgeError:
-        return JudgeError(f"no answer from {self.url} within {self.timeout:g} s")
-
-    @staticmethod
-    def _text(response: Any, body: bytes) -> str:
-        return body.decode(response.encoding or "utf-8", errors="replace")
-
-    def _answer(self, done: tuple[int, str] | Exception) -> Verdict:
-        """The verdict in a response (status, text), or the error of the request; the
-        key is taken out of all the server's text before any of it is quoted (a cut
-        could split the key), and out of the error once more (an escape in JSON spells
-        it otherwise)."""
-        import httpx
-
         try:
-            if isinstance(done, httpx.TimeoutException):
-                raise self._late()
-            if isinstance(done, httpx.HTTPError):
-                raise JudgeError(printable(f"request to {self.url} failed: {done}"))
-            if isinstance(done, Exception):
-                raise done
-            status, text = done[0], self._redacted(done[1])
-            if not 200 <= status < 300:
-                raise JudgeError(printable(f"HTTP {status} from {self.url}: {text[:300]}"))
-            try:
-                body = json.loads(text)
-            except ValueError:
-                raise MalformedVerdict(f"the response is not JSON: {text[:200]!r}") from None
-            return parse_chat_response(body)
-        except JudgeError as exc:
-            raise type(exc)(self._redacted(str(exc))) from None
-
-    def _redacted(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+            return parse_chat_response(self.post(chat_request(self.model, review)))
+        except MalformedAnswer as exc:
+            raise MalformedVerdict(str(exc)) from None
+        except ModelError as exc:
+            raise JudgeError(str(exc)) from None
 
 
-class AsyncOpenAIJudge(OpenAIJudge):
+class AsyncOpenAIJudge(AsyncChatClient):
     """:class:`OpenAIJudge` for :class:`~pymem.review.AsyncReviewWorker`: the same request
     and answer, on ``httpx.AsyncClient``."""
 
-    async def __call__(self, review: ClaimedReview) -> Verdict:  # type: ignore[override]
-        import httpx
+    def __init__(self, *args: Any, model_env: str = "PYMEM_JUDGE_MODEL", **kwargs: Any):
+        super().__init__(*args, model_env=model_env, **kwargs)
 
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
-        client = self._client
-
-        async def ask() -> tuple[int, str]:
-            request = client.stream(
-                "POST", self.url, json=chat_request(self.model, review), headers=self._headers
-            )
-            async with request as response:
-                return response.status_code, self._text(response, await response.aread())
-
+    async def __call__(self, review: ClaimedReview) -> Verdict:
         try:
-            # the whole request: httpx's timeout bounds each read only
-            done: tuple[int, str] | Exception = await asyncio.wait_for(ask(), self.timeout)
-        except asyncio.TimeoutError:
-            raise self._late() from None
-        except httpx.HTTPError as exc:
-            done = exc
-        return self._answer(done)
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.aclose()
-
-    async def __aenter__(self) -> AsyncOpenAIJudge:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+            return parse_chat_response(await self.post(chat_request(self.model, review)))
+        except MalformedAnswer as exc:
+            raise MalformedVerdict(str(exc)) from None
+        except ModelError as exc:
+            raise JudgeError(str(exc)) from None
 
 
 __all__ = [

@@ -28,7 +28,6 @@ import json
 import logging
 import math
 import os
-import re
 import secrets
 import socket
 import threading
@@ -39,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
+from pymem.chat import MalformedAnswer, ModelError, printable
 from pymem.errors import (
     ConnectionLost,
     Deadlock,
@@ -97,12 +97,12 @@ _T = TypeVar("_T")
 _Steps = Generator[Callable[[], Any], Any, _T]
 
 
-class JudgeError(Exception):
+class JudgeError(ModelError):
     """The judge gave no usable answer (an HTTP error, a timeout, a refused request); the
     review is given back with this message as its error."""
 
 
-class MalformedVerdict(JudgeError):
+class MalformedVerdict(JudgeError, MalformedAnswer):
     """The judge answered, but not with a verdict: not a JSON object, an unknown decision,
     a missing or empty field."""
 
@@ -216,17 +216,6 @@ class ReviewOutcome:
 def default_worker_name() -> str:
     """``host:pid:random``: what claims and decisions record of this reviewer."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-# what a text column cannot take or a log should not show: control characters (NUL is
-# refused by the driver) and lone surrogates (not UTF-8); whitespace is collapsed first
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def printable(text: str) -> str:
-    """``text`` on one line that any store and terminal takes: whitespace runs as one
-    space, other control characters and lone surrogates as their escapes (``\\x00``)."""
-    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], " ".join(text.split()))
 
 
 def _describe(exc: BaseException) -> str:

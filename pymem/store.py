@@ -185,6 +185,16 @@ class StoredMemory:
 
 
 @dataclass(frozen=True)
+class LiveTopic:
+    """A row of ``pymem.live_topics``: a topic and its most recently changed live memory."""
+
+    topic: str
+    kind: str
+    content: str
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
 class MemoryVersion:
     """A row of ``pymem.memory_history``: an earlier content of the memory ``id`` and why it
     went."""
@@ -1255,6 +1265,14 @@ class MemoryStore(_StoreCore):
     def __enter__(self) -> MemoryStore:
         return self
 
+    def remember(self, user_id: str, messages: Any, chat: Any, embed: Any, **options: Any) -> Any:
+        """Extract the memories of a conversation with a model and write them
+        (:func:`pymem.extract.remember`: ``chat`` a :class:`~pymem.chat.ChatClient`,
+        ``embed`` the store's embedder; ``chunk``, ``max_topics``, ``structured``)."""
+        from pymem.extract import remember
+
+        return remember(self, user_id, messages, chat, embed, **options)
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
@@ -1590,6 +1608,17 @@ class MemoryStore(_StoreCore):
             "SELECT * FROM pymem.get_memories(%s, %s::uuid[])",
             (user_id, _ids(memory_ids, "memory_ids")),
             StoredMemory,
+            user_id=user_id,
+        )
+
+    @_sql
+    def live_topics(self, user_id: str, max_topics: int = 50) -> list[LiveTopic]:
+        """``pymem.live_topics``: the topics of the user's live memories with their
+        current text, the most recently changed first (at most ``max_topics``)."""
+        return _Call(
+            "SELECT * FROM pymem.live_topics(%s, %s)",
+            (user_id, max_topics),
+            LiveTopic,
             user_id=user_id,
         )
 
@@ -2118,6 +2147,14 @@ class AsyncMemoryStore(_StoreCore):
 
     async def __aenter__(self) -> AsyncMemoryStore:
         return self
+
+    async def remember(
+        self, user_id: str, messages: Any, chat: Any, embed: Any, **options: Any
+    ) -> Any:
+        """:meth:`MemoryStore.remember` with an :class:`~pymem.chat.AsyncChatClient`."""
+        from pymem.extract import aremember
+
+        return await aremember(self, user_id, messages, chat, embed, **options)
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()

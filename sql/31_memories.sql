@@ -83,3 +83,41 @@ BEGIN
     ORDER BY h.reached_at, h.memory_id, h.version;
 END;
 $$;
+
+-- The topics the user's live memories hold, each with its current text: what an
+-- extractor's prompt offers so that a new value of a known thing reuses its key
+-- (pymem.remember in Python, docs/llm.md). One row a topic, its most recently
+-- changed live memory, the most recently changed topics first; at most
+-- max_topics rows (1 to 500), so that the prompt stays bounded.
+CREATE OR REPLACE FUNCTION pymem.live_topics(user_id text, max_topics integer DEFAULT 50)
+RETURNS TABLE (
+    topic text,
+    kind text,
+    content text,
+    updated_at timestamptz
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF max_topics IS NULL OR max_topics < 1 OR max_topics > 500 THEN
+        RAISE EXCEPTION 'max_topics must be between 1 and 500, got %',
+            coalesce(max_topics::text, 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
+    RETURN QUERY
+    SELECT t.topic, t.kind, t.content, t.updated_at
+    FROM (
+        SELECT DISTINCT ON (m.topic) m.topic, m.kind, m.content, m.updated_at, m.id
+        FROM pymem.memories AS m
+        WHERE m.user_id = live_topics.user_id
+            AND m.topic IS NOT NULL
+            AND m.deleted_at IS NULL
+            AND m.consolidated_into IS NULL
+        ORDER BY m.topic, m.updated_at DESC, m.id DESC
+    ) AS t
+    ORDER BY t.updated_at DESC, t.topic
+    LIMIT max_topics;
+END;
+$$;

@@ -27,14 +27,16 @@ class Reply:
     delay: float = 0.0
     # held until this is set (a worker killed while it waits for its answer)
     hold: threading.Event | None = None
+    # the response's token counts (prompt_tokens, completion_tokens), when given
+    usage: dict[str, int] | None = None
 
 
 def verdict(decision: str, reason: str, *, delay: float = 0.0) -> Reply:
     return Reply(text=json.dumps({"decision": decision, "reason": reason}), delay=delay)
 
 
-def content(text: str) -> Reply:
-    return Reply(text=text)
+def content(text: str, usage: dict[str, int] | None = None) -> Reply:
+    return Reply(text=text, usage=usage)
 
 
 def status(code: int, body: str = "") -> Reply:
@@ -102,6 +104,8 @@ class ChatServer:
                         }
                     ],
                 }
+                if reply.usage is not None:
+                    body["usage"] = reply.usage
                 self._send(200, json.dumps(body).encode())
 
             def _send(self, code: int, data: bytes) -> None:
