@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pymem import server
 from pymem.errors import PymemError
@@ -367,6 +369,15 @@ def _rollback_confirmed(dsn: str, yes: bool) -> bool:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
+    if args.conversation is not None:
+        if args.text is not None:
+            print("pymem remember: give a TEXT or --conversation, not both", file=sys.stderr)
+            return 2
+        return _remember_conversation(args)
+    if args.user is None or args.text is None:
+        print("pymem remember: TEXT and --user are required (or --conversation FILE)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     text = sys.stdin.read().strip() if args.text == "-" else args.text
     store, embed = _embedded_store(args, text, "content")
     with store:
@@ -384,6 +395,76 @@ def cmd_remember(args: argparse.Namespace) -> int:
     print(f"{result.action}: {result.memory_id} ({result.rule}{sim})")
     if result.action == "inserted" and result.matched_id is not None:
         print(f"queued for review with {result.matched_id}: pymem reviews --user {args.user}")
+    return 0
+
+
+def _conversation(path: str, user: str | None) -> dict[str, list[dict]] | str:
+    """The messages of a JSONL conversation by user, in order, or why it cannot be read."""
+    import json
+
+    by_user: dict[str, list[dict]] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror}"
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return f"{path} line {number}: not JSON"
+        if not isinstance(message, dict):
+            return f"{path} line {number}: not a JSON object"
+        who = message.get("user") or user
+        if not isinstance(who, str):
+            return f"{path} line {number}: no user (give --user for a file without one)"
+        by_user.setdefault(who, []).append(message)
+    return by_user
+
+
+def _remember_conversation(args: argparse.Namespace) -> int:
+    from pymem.chat import ChatClient, ModelError
+    from pymem.embedder import default_embedder
+    from pymem.extract import Message
+
+    by_user = _conversation(args.conversation, args.user)
+    if isinstance(by_user, str):
+        print(f"pymem remember: {by_user}", file=sys.stderr)
+        return 2
+    try:
+        messages = {u: [Message.of(m) for m in ms] for u, ms in by_user.items()}
+    except ValueError as exc:
+        print(f"pymem remember: {args.conversation}: {exc}", file=sys.stderr)
+        return 2
+    chat = _model_client(args, ChatClient, "PYMEM_MODEL", "remember")
+    if chat is None:
+        return 2
+    with chat, _store(args) as store:
+        embed = default_embedder()
+        embed.configure(store)
+        total = calls = tokens = 0
+        for user, conversation in messages.items():
+            try:
+                done = store.remember(user, conversation, chat, embed, chunk=args.chunk,
+                                      structured=not args.schema_in_prompt)  # fmt: skip
+            except ModelError as exc:
+                print(f"pymem remember: {user}: {exc}", file=sys.stderr)
+                return 1
+            for m in done.memories:
+                said = m.item["content"]
+                if m.action == "refused":
+                    print(f"refused    {user}: {said}: {m.error} [{m.sqlstate}]")
+                else:
+                    print(f"{m.action:<10} {user}: {said} ({m.rule}, {m.memory_id})")
+            total += done.messages
+            calls += done.calls
+            tokens += done.prompt_tokens + done.completion_tokens
+    per = 100 / total if total else 0.0
+    print(
+        f"{total} messages of {len(messages)} users: {calls} model calls, {tokens} tokens "
+        f"({calls * per:.1f} calls and {tokens * per:.0f} tokens per 100 messages)"
+    )
     return 0
 
 
@@ -716,8 +797,6 @@ def cmd_reviews(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    import os
-
     from pymem.review import ReviewCounts, ReviewOutcome, ReviewWorker
 
     if args.user is not None and not args.user.strip():
@@ -733,27 +812,10 @@ def cmd_review(args: argparse.Namespace) -> int:
             print(f"unparked {r.review_id} ({r.attempts} attempts): {r.last_error or ''}")
         print(f"{len(back)} parked reviews back in the queue")
         return 0
-    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
-    model = args.model or os.environ.get("PYMEM_JUDGE_MODEL")
-    if not base_url or not model:
-        print(
-            "pymem review: --base-url and --model are required (or OPENAI_BASE_URL and "
-            "PYMEM_JUDGE_MODEL)",
-            file=sys.stderr,
-        )
-        return 2
     from pymem.judge import OpenAIJudge
 
-    try:
-        judge = OpenAIJudge(
-            base_url,
-            model,
-            api_key_env=args.api_key_env,
-            timeout=args.timeout,
-            auth_header=args.auth_header,
-        )
-    except (ValueError, ImportError) as exc:  # a bad URL; no httpx (pymem[llm])
-        print(f"pymem review: {exc}", file=sys.stderr)
+    judge = _model_client(args, OpenAIJudge, "PYMEM_JUDGE_MODEL", "review")
+    if judge is None:
         return 2
     live = sys.stderr.isatty()
     seen = ReviewCounts()
@@ -871,21 +933,7 @@ def _add_review_parser(sub) -> None:
     p.add_argument(
         "--unpark", action="store_true", help="put --user's parked reviews back in the queue"
     )
-    p.add_argument("--base-url", help="the API root, e.g. http://localhost:11434/v1 "
-                   "(default: OPENAI_BASE_URL)")  # fmt: skip
-    p.add_argument("--model", help="the model (or Azure deployment; default: PYMEM_JUDGE_MODEL)")
-    p.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="the environment variable holding the key (default OPENAI_API_KEY; unset: no key)",
-    )
-    p.add_argument(
-        "--auth-header",
-        default="Authorization",
-        help="the key's header: Authorization (Bearer, default) or api-key (Azure)",
-    )
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (60)")
+    _model_options(p, "PYMEM_JUDGE_MODEL")
     p.add_argument("--batch", type=int, default=5, help="reviews claimed at a time (5)")
     p.add_argument(
         "--lease",
@@ -1137,6 +1185,49 @@ def _add_eval_parser(sub) -> None:
     p.set_defaults(func=cmd_eval)
 
 
+def _model_options(p: argparse.ArgumentParser, model_env: str) -> None:
+    """The options of a command that asks a model (an OpenAI-compatible endpoint)."""
+    p.add_argument("--base-url", help="the API root, e.g. http://localhost:11434/v1 "
+                   "(default: OPENAI_BASE_URL)")  # fmt: skip
+    p.add_argument("--model", help=f"the model (or Azure deployment; default: {model_env})")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the key (default OPENAI_API_KEY; unset: no key)",
+    )
+    p.add_argument(
+        "--auth-header",
+        default="Authorization",
+        help="the key's header: Authorization (Bearer, default) or api-key (Azure)",
+    )
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (60)")
+
+
+def _model_client(args: argparse.Namespace, cls: type, model_env: str, command: str) -> Any:
+    """The client of the model the options name, or None once the refusal is printed."""
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    model = args.model or os.environ.get(model_env)
+    if not base_url or not model:
+        print(
+            f"pymem {command}: --base-url and --model are required (or OPENAI_BASE_URL and "
+            f"{model_env})",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        return cls(
+            base_url,
+            model,
+            api_key_env=args.api_key_env,
+            timeout=args.timeout,
+            auth_header=args.auth_header,
+        )
+    except (ValueError, ImportError) as exc:  # a bad URL; no httpx (pymem[llm])
+        print(f"pymem {command}: {exc}", file=sys.stderr)
+        return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pymem", description=__doc__)
     parser.add_argument("--dsn", help="PostgreSQL DSN (default: PYMEM_DSN, else embedded)")
@@ -1217,8 +1308,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("remember", help="store a memory (needs pymem[embed])")
-    p.add_argument("--user", required=True, help="whose memory")
+    p = sub.add_parser(
+        "remember",
+        help="store a memory, or a conversation's memories a model extracts (needs "
+        "pymem[embed]; a conversation pymem[llm])",
+    )
+    p.add_argument("--user", help="whose memory (of a conversation: of lines without a user)")
+    p.add_argument(
+        "--conversation",
+        metavar="FILE",
+        help='JSONL, a message a line: {"user": ..., "role": "user" | "assistant", '
+        '"content": ..., "at": ISO time}; a model at --base-url extracts the memories',
+    )
+    p.add_argument("--chunk", type=int, default=10,
+                   help="messages a model call reads at most (10)")  # fmt: skip
+    p.add_argument(
+        "--schema-in-prompt",
+        action="store_true",
+        help="for a server without structured output: the answer's schema in the prompt",
+    )
+    _model_options(p, "PYMEM_MODEL")
     p.add_argument(
         "--kind", default="fact", help="fact, preference, habit, state, goal, event, ..."
     )
@@ -1234,7 +1343,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a person the memory is about (a contact's name or alias; made if new); repeat "
         "for several",
     )
-    p.add_argument("text", help="the memory's text, or - to read it from stdin")
+    p.add_argument("text", nargs="?", help="the memory's text, or - to read it from stdin")
     p.set_defaults(func=cmd_remember)
 
     p = sub.add_parser("recall", help="ranked memories for a query (needs pymem[embed])")

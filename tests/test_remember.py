@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -219,3 +220,32 @@ def test_a_bad_message_is_refused_before_any_request(store, embedder):
         store.remember(USER, [{"role": "system", "content": "x"}], chat, embedder)
     assert server.requests == []
     assert isinstance(store, MemoryStore)
+
+
+def test_the_command_reads_a_conversation_of_two_users(fresh_dsn, tmp_path, capsys):
+    from pymem.cli import main
+
+    lines = [{**m, "user": "lu"} for m in CONVERSATION]
+    lines.insert(3, {"user": "mei", "role": "user", "content": "我在杭州工作。",
+                     "at": YESTERDAY.isoformat()})  # fmt: skip
+    path = tmp_path / "talk.jsonl"
+    path.write_text("\n".join(json.dumps(m, ensure_ascii=False) for m in lines) + "\n")
+
+    def by_speaker(request: Request):
+        if "我在杭州工作" in request.prompt:
+            return content(answer(memory("Mei 在杭州工作", topic="job:city")))
+        return script(request)
+
+    with ChatServer(by_speaker) as server:
+        args = ["--dsn", fresh_dsn, "remember", "--conversation", str(path)]
+        assert main([*args, "--base-url", server.url, "--model", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "superseded lu: Lu moved to Lisbon" in out
+    assert "inserted   mei: Mei 在杭州工作" in out
+    summary = out.rstrip().splitlines()[-1]
+    assert re.fullmatch(r"13 messages of 2 users: 3 model calls, \d+ tokens "
+                        r"\(23\.1 calls and \d+ tokens per 100 messages\)", summary)  # fmt: skip
+    # a line without a user and no --user: refused before any call
+    path.write_text(json.dumps(CONVERSATION[0]) + "\n")
+    assert main(["--dsn", fresh_dsn, "remember", "--conversation", str(path)]) == 2
+    assert "no user (give --user" in capsys.readouterr().err
