@@ -1267,8 +1267,9 @@ class MemoryStore(_StoreCore):
 
     def remember(self, user_id: str, messages: Any, chat: Any, embed: Any, **options: Any) -> Any:
         """Extract the memories of a conversation with a model and write them
-        (:func:`pymem.extract.remember`: ``chat`` a :class:`~pymem.chat.ChatClient`,
-        ``embed`` the store's embedder; ``chunk``, ``max_topics``, ``structured``)."""
+        (:func:`pymem.extract.remember`; ``chat`` a :class:`~pymem.chat.ChatClient`, of
+        an AsyncMemoryStore an :class:`~pymem.chat.AsyncChatClient`; ``embed`` the
+        store's embedder; ``chunk``, ``max_topics``, ``structured``)."""
         from pymem.extract import remember
 
         return remember(self, user_id, messages, chat, embed, **options)
@@ -2151,7 +2152,10 @@ class AsyncMemoryStore(_StoreCore):
     async def remember(
         self, user_id: str, messages: Any, chat: Any, embed: Any, **options: Any
     ) -> Any:
-        """:meth:`MemoryStore.remember` with an :class:`~pymem.chat.AsyncChatClient`."""
+        """Extract the memories of a conversation with a model and write them
+        (:func:`pymem.extract.remember`; ``chat`` a :class:`~pymem.chat.ChatClient`, of
+        an AsyncMemoryStore an :class:`~pymem.chat.AsyncChatClient`; ``embed`` the
+        store's embedder; ``chunk``, ``max_topics``, ``structured``)."""
         from pymem.extract import aremember
 
         return await aremember(self, user_id, messages, chat, embed, **options)

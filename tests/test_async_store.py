@@ -36,8 +36,9 @@ def test_the_async_store_has_every_method_with_the_same_signature():
 
 def test_every_method_builds_its_sql_once_for_both_stores():
     builders = _sql_methods(MemoryStore)
-    # every public method but open/close is an SQL call both stores share
-    assert set(builders) == _public(MemoryStore) - {"open", "close"}
+    # every public method but open/close and remember (a model job, pymem.extract) is an
+    # SQL call both stores share
+    assert set(builders) == _public(MemoryStore) - {"open", "close", "remember"}
     for name, builder in builders.items():
         assert getattr(AsyncMemoryStore, name).__pymem_call__ is builder, name
 
