@@ -13,38 +13,14 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN strpos(lowered_content, token) > 0 THEN weight ELSE 0 END;
 
 -- How many of the query's tokens recall's scan tests with one inline
--- expression each (pymem._found_weight); the tokens past these, rare (a
--- question has a handful of words, a Chinese one a dozen character pairs),
--- are tested by a sub-select over the rest. Recall and pymem._term_weights
--- spell out this many slots.
+-- expression each (pymem._found_weight); recall tests the tokens past these,
+-- rare (a question has a handful of words, a Chinese one a dozen character
+-- pairs), by a sub-select, and pymem._term_weights counts them in another pass.
+-- Both spell out this many slots.
 CREATE OR REPLACE FUNCTION pymem._token_slots()
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN 16;
-
--- The lowered texts recall scores for a user: the live memories of the tier
--- asked for, and the wordings they absorbed for the content they still have.
--- SQL and without settings, so that it is inlined where it is read.
-CREATE OR REPLACE FUNCTION pymem._recall_texts(of_user text, with_cold boolean)
-RETURNS SETOF text
-LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-    SELECT lower(h.content)
-    FROM pymem.memories AS h
-    WHERE
-        h.user_id = of_user
-        AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-        AND (with_cold OR h.tier = 'hot')
-    UNION ALL
-    SELECT lower(w.content)
-    FROM pymem.memory_wordings AS w
-    INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
-    WHERE
-        w.user_id = of_user
-        AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-        AND (with_cold OR h.tier = 'hot')
-        AND w.content_md5 = md5(h.content)
-$$;
 
 -- How much each of the query's tokens tells apart the user's memories: its
 -- inverse document frequency over the rows recall scores (the live
@@ -53,55 +29,67 @@ $$;
 -- in a store about Caroline) weighs almost nothing, a word in one weighs
 -- most; always above 0. Matching is by substring, as recall's (a token
 -- "paint" is found in "painting"), so that the weights are those of the
--- match that is scored. One pass over the rows: a count per token slot
--- (pymem._token_slots), and the tokens past them counted by a join.
+-- match that is scored. One pass over the rows a window of
+-- pymem._token_slots() tokens, a count per slot. The rows are read by plain
+-- SQL, not through an SQL function: Citus cannot plan a parameterized SQL
+-- function over its distributed tables.
 CREATE OR REPLACE FUNCTION pymem._term_weights(
     of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
 )
 RETURNS double precision[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
--- plpgsql: its statements are planned once a session (recall calls it on every question)
+-- plpgsql: its statement is planned once a session (recall calls it on every question)
 AS $$
 DECLARE
     v_rows bigint;
-    v_counts bigint [];
+    v_counts bigint [] := '{}';
+    v_found bigint [];
+    v_slots text [];
 BEGIN
-    IF cardinality(query_tokens) = 0 THEN
-        RETURN '{}';
-    END IF;
-    SELECT
-        count(*),
-        ARRAY[
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[1]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[2]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[3]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[4]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[5]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[6]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[7]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[8]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[9]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[10]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[11]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[12]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[13]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[14]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[15]) > 0),
-            count(*) FILTER (WHERE strpos(s.content, query_tokens[16]) > 0)
-        ]
-    INTO v_rows, v_counts
-    FROM pymem._recall_texts(of_user, with_cold) AS s (content);
-    v_counts := v_counts[1:least(cardinality(query_tokens), pymem._token_slots())];
-    IF cardinality(query_tokens) > pymem._token_slots() THEN
-        v_counts := v_counts || ARRAY(
-            SELECT count(s.content) FILTER (WHERE strpos(s.content, t.token) > 0)
-            FROM unnest(query_tokens[pymem._token_slots() + 1:]) WITH ORDINALITY AS t (token, ord)
-            LEFT JOIN pymem._recall_texts(of_user, with_cold) AS s (content) ON TRUE
-            GROUP BY t.ord
-            ORDER BY t.ord
-        );
-    END IF;
+    -- a pass a window of pymem._token_slots() tokens: one for a question of a few words
+    FOR v_from IN 1..coalesce(cardinality(query_tokens), 0) BY pymem._token_slots() LOOP
+        v_slots := query_tokens[v_from:v_from + pymem._token_slots() - 1];
+        SELECT
+            count(*),
+            ARRAY[
+            count(*) FILTER (WHERE strpos(s.content, v_slots[1]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[2]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[3]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[4]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[5]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[6]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[7]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[8]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[9]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[10]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[11]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[12]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[13]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[14]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[15]) > 0),
+            count(*) FILTER (WHERE strpos(s.content, v_slots[16]) > 0)
+            ]
+        INTO v_rows, v_found
+        FROM (
+            SELECT lower(h.content) AS content
+            FROM pymem.memories AS h
+            WHERE
+                h.user_id = of_user
+                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+                AND (with_cold OR h.tier = 'hot')
+            UNION ALL
+            SELECT lower(w.content) AS content
+            FROM pymem.memory_wordings AS w
+            INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+            WHERE
+                w.user_id = of_user
+                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+                AND (with_cold OR h.tier = 'hot')
+                AND w.content_md5 = md5(h.content)
+        ) AS s;
+        v_counts := v_counts || v_found[1:cardinality(v_slots)];
+    END LOOP;
     RETURN ARRAY(
         SELECT ln(1 + (v_rows - c.df + 0.5) / (c.df + 0.5))
         FROM unnest(v_counts) WITH ORDINALITY AS c (df, ord)

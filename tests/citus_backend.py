@@ -48,6 +48,10 @@ MODULES = (
     "tests/test_calibration.py",
     "tests/test_quality.py",
     "tests/test_wordings.py",
+    "tests/test_text_ranking.py",
+    "tests/test_explain.py",
+    "tests/test_languages.py",
+    "tests/test_remember.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"
