@@ -59,7 +59,7 @@ RETURN 'a-z\u00df-\u00f6\u00f8-\u024f\u0300-\u036f\u0370-\u03ff\u0400-\u052f'
 CREATE OR REPLACE FUNCTION pymem._character_script()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN '\u3041-\u3096\u30a1-\u30fa\u3400-\u9fff\uf900-\ufaff';
+RETURN pymem._hiragana() || pymem._katakana() || pymem._han_characters();
 
 CREATE OR REPLACE FUNCTION pymem._negated(content text)
 RETURNS boolean
@@ -67,7 +67,7 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN
 pymem._strip_intensifiers(content)
-~ '\m(not|no|never|none|nothing|nobody|without|cannot)\M|n''t'
+~ ('\m(' || array_to_string(pymem._negation_words(), '|') || ')\M|n''t')
 -- Russian, Spanish, Arabic and Japanese, as whole words of their letters
 -- (\m and \M know a word's letters only where the locale does)
 OR pymem._strip_intensifiers(content) ~ (

@@ -7,16 +7,15 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN ARRAY[
-    'the', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for',
-    'with', 'from', 'into', 'about', 'as', 'is', 'am', 'are', 'was', 'were', 'be',
-    'been', 'being', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would',
-    'can', 'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'this',
-    'that', 'these', 'those', 'there', 'here', 'he', 'she', 'they', 'we', 'you', 'me',
-    'him', 'her', 'them', 'us', 'my', 'your', 'his', 'our', 'their', 'what', 'which',
-    'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'if', 'than', 'then',
-    'also', 'just', 'any', 'some', 'all', 'user', 'users', 'one', 'get', 'got',
-    'not', 'no', 'never', 'none', 'nothing', 'nobody', 'without', 'cannot'
-];
+    'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'from', 'into',
+    'about', 'as', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would', 'can',
+    'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'these', 'those',
+    'there', 'here', 'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why',
+    'how', 'if', 'than', 'then', 'also', 'just', 'any', 'some', 'all', 'user', 'users',
+    'one'
+]
+|| pymem._determiners() || pymem._pronouns() || pymem._be_and_get()
+|| pymem._negation_words();
 
 -- An English word with its inflection folded: plural, -ing, -ed, a doubled
 -- final consonant and a final e ("runs", "running" -> "run"; "named",
@@ -75,10 +74,9 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN coalesce(
     '{"nam": "call", "enjoy": "lik", "lov": "lik", "fond": "lik", "began": "start",
       "begin": "start", "begun": "start", "resid": "liv", "afraid": "scar",
-      "frighten": "scar", "bought": "buy", "purchas": "buy", "dad": "father",
-      "daddy": "father", "mom": "mother", "mum": "mother", "mommy": "mother",
-      "produc": "mak", "stop": "quit", "hop": "want", "wish": "want", "kid": "child",
-      "children": "child", "employ": "work", "skill": "good", "attend": "go"}'::jsonb
+      "frighten": "scar", "bought": "buy", "purchas": "buy", "produc": "mak",
+      "stop": "quit", "hop": "want", "wish": "want", "employ": "work", "skill": "good",
+      "attend": "go"}'::jsonb || pymem._kin_folds()
     ->> term,
     term
 );
@@ -95,7 +93,7 @@ DECLARE
     v_text text := content;
     v_pair text [];
 BEGIN
-    IF content !~ '[\u3400-\u9fff\uf900-\ufaff]' THEN
+    IF NOT pymem._has_han(content) THEN
         RETURN content;
     END IF;
     -- longer words first ("名叫" before a rule for "叫" could split it)
@@ -127,10 +125,10 @@ AS $$
                 '^([' || pymem._word_letters() || ']{2,}|[' || pymem._character_script() || '])$'
             )
                 AND w.m[1] <> all(pymem._function_words())
-                AND w.m[1] !~ '^[的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应]$'
+                AND w.m[1] !~ ('^[' || pymem._chinese_function_characters() || ']$')
                 -- hiragana writes Japanese grammar (particles, verb endings): the
                 -- content is in kanji and katakana
-                AND w.m[1] !~ '^[\u3041-\u3096]$'
+                AND w.m[1] !~ ('^[' || pymem._hiragana() || ']$')
                 AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
                 THEN pymem._synonym(pymem._stem(w.m[1]))
         END

@@ -7,10 +7,8 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN '{"wife": "wife", "wives": "wife", "husband": "husband", "spouse": "spouse",
   "partner": "partner", "boyfriend": "boyfriend", "girlfriend": "girlfriend",
-  "fiance": "fiance", "fiancee": "fiance", "mother": "mother", "mom": "mother",
-  "mum": "mother", "mommy": "mother", "father": "father", "dad": "father",
-  "daddy": "father", "parent": "parent", "son": "son", "daughter": "daughter",
-  "child": "child", "children": "child", "kid": "child", "baby": "baby",
+  "fiance": "fiance", "fiancee": "fiance", "mother": "mother", "father": "father",
+  "parent": "parent", "son": "son", "daughter": "daughter", "child": "child", "baby": "baby",
   "brother": "brother", "sister": "sister", "sibling": "sibling", "cousin": "cousin",
   "uncle": "uncle", "aunt": "aunt", "nephew": "nephew", "niece": "niece",
   "grandmother": "grandmother", "grandma": "grandmother", "grandfather": "grandfather",
@@ -32,7 +30,19 @@ RETURN '{"wife": "wife", "wives": "wife", "husband": "husband", "spouse": "spous
   "外婆": "grandmother", "孙子": "grandson", "孙女": "granddaughter", "朋友": "friend",
   "室友": "roommate", "邻居": "neighbour", "同事": "colleague", "老板": "boss",
   "领导": "boss", "老师": "teacher", "学生": "student", "同学": "classmate",
-  "房东": "landlord"}'::jsonb;
+  "房东": "landlord"}'::jsonb || pymem._kin_folds();
+
+-- The Chinese words of pymem._person_words as one alternation, the longest
+-- first ("男朋友" before "朋友").
+CREATE OR REPLACE FUNCTION pymem._chinese_person_pattern()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN array_to_string(array(
+    SELECT w FROM jsonb_object_keys(pymem._person_words()) AS w
+    WHERE pymem._has_han(w)
+    ORDER BY length(w) DESC, w
+), '|');
 
 -- Who owns each relation a text names, and how it is said: "Kenji's boss"
 -- is the boss of Kenji said with a possessive, "the boss of Kenji" with
@@ -54,8 +64,8 @@ AS $$
         SELECT m.m[1], m.m[2], TRUE
         FROM regexp_matches(
             content,
-            '\m(?:the|a|an)\s+([[:alpha:]]+)\s+of\s+'
-            || '(?:(?:the|a|an|this|that|his|her|their|my|your|our)\s+)?([[:alpha:]]+)',
+            '\m(?:' || array_to_string(pymem._articles(), '|') || ')\s+([[:alpha:]]+)\s+of\s+'
+            || '(?:(?:' || array_to_string(pymem._determiners(), '|') || ')\s+)?([[:alpha:]]+)',
             'gi'
         ) AS m (m)
     ) AS p
@@ -122,10 +132,7 @@ RETURN array(
         FROM
             regexp_matches(
                 content,
-                '老婆|妻子|太太|媳妇|老公|丈夫|爱人|伴侣|男朋友|女朋友|对象|妈妈|母亲|爸爸|父亲|父母'
-                || '|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅'
-                || '|姑姑|外甥|侄子|侄女|爷爷|奶奶|外公|外婆|孙子|孙女|朋友|室友|邻居|同事|老板|领导'
-                || '|老师|学生|同学|房东',
+                pymem._chinese_person_pattern(),
                 'g'
             ) AS w
         UNION ALL
@@ -133,7 +140,8 @@ RETURN array(
         FROM regexp_matches(
             content,
             '^\s*([王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤]'
-            || '[^的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应[:space:][:punct:]，。、；：？！a-zA-Z0-9])'
+            || '[^' || pymem._chinese_function_characters()
+            || '[:space:][:punct:]，。、；：？！a-zA-Z0-9])'
         ) AS z
     ) AS p
     ORDER BY p.person

@@ -28,7 +28,7 @@ CREATE OR REPLACE FUNCTION pymem._pronoun_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN '\m(?:i|you|he|she|me|him|we|they|us|them)\M|[我你他她您]';
+RETURN '\m(?:' || array_to_string(pymem._pronouns(), '|') || ')\M|[我你他她您]';
 
 -- Whether a text states who does what the other way round: a passive with
 -- its agent ("was hired by", "被", "由", but not "由于"), or in Chinese the
@@ -37,7 +37,7 @@ CREATE OR REPLACE FUNCTION pymem._passive(content text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN lower(content) ~ '\m(is|are|was|were|be|been|being|get|gets|got)\M.*\mby\M'
+RETURN lower(content) ~ ('\m(' || array_to_string(pymem._be_and_get(), '|') || ')\M.*\mby\M')
 OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由把]';
 
 -- The content terms of a text and "user" (a function word elsewhere, here a
@@ -145,10 +145,18 @@ AS $$
             ORDER BY n.n LIMIT 1
         ), '')
         FROM t AS m
-        WHERE m.token IN ('from', 'to', '从', '到', '向', '给')
+        WHERE m.token = ANY(pymem._direction_words())
         ORDER BY 1
     )
 $$;
+
+-- pymem._direction_words as LIKE patterns ('%from%'): a text that holds none
+-- is not tokenised.
+CREATE OR REPLACE FUNCTION pymem._direction_patterns()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN array(SELECT '%' || w || '%' FROM unnest(pymem._direction_words()) AS w);
 
 -- Whether a word of direction both texts use leads other shared terms in
 -- each ("Mia moved from Oslo to Berlin" / "Mia moved to Oslo from Berlin",
@@ -176,8 +184,8 @@ AS $$
             SELECT word FROM db GROUP BY word HAVING count(*) = 1
         )
     -- most statements say none of them: no tokenising for those
-    SELECT lower(a) LIKE ANY (ARRAY['%from%', '%to%', '%从%', '%到%', '%向%', '%给%'])
-        AND lower(b) LIKE ANY (ARRAY['%from%', '%to%', '%从%', '%到%', '%向%', '%给%'])
+    SELECT lower(a) LIKE ANY (pymem._direction_patterns())
+        AND lower(b) LIKE ANY (pymem._direction_patterns())
         AND EXISTS (
             SELECT FROM da INNER JOIN db USING (word)
             WHERE word IN (SELECT w.word FROM words AS w) AND da.d <> db.d
@@ -222,7 +230,7 @@ BEGIN
     -- a term to another clause (PAWS: "the Harare suburb of Mabvuku" / "the
     -- Mabvuku suburb of Harare")
     -- (a Chinese character is a term: a word is two or three of them)
-    v_scale := CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END;
+    v_scale := CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END;
     IF v_last - v_first + 1 > 3 * v_scale OR greatest(cardinality(v_ta), cardinality(v_tb)) > 8 * v_scale
         -- the same terms, only moved: a term exchanged as well is a rewrite
         -- ("how small the hurricane was ... a wide eye" / "how wide ... a little eye")
@@ -345,7 +353,7 @@ BEGIN
             '|' || array_to_string(v_qa || v_qa, '|') || '|',
             '|' || array_to_string(v_qb, '|') || '|'
         ) > 0;
-        IF NOT v_moved AND v_sa <> v_sb AND (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN
+        IF NOT v_moved AND v_sa <> v_sb AND pymem._has_han(a || b) THEN
             -- before the common end, a's A B is b's B A
             v_last := cardinality(v_sa);
             WHILE v_sa[v_last] = v_sb[v_last] LOOP
@@ -382,7 +390,7 @@ BEGIN
             (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred)\M|胜过|而不是|不如'
             OR NOT v_moved AND NOT pymem._moved_block(a, b) AND (
                 greatest(cardinality(v_ta), cardinality(v_tb))
-                > 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
+                > 6 * CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END
                 OR v_question
                 OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
                 OR pymem._exchanged_roles(a, b)
@@ -401,7 +409,7 @@ BEGIN
         OR pymem._other_owner(a, b)
         -- (in a short statement: a sentence says "to" in many senses)
         OR (greatest(cardinality(v_ta), cardinality(v_tb))
-            <= 6 * CASE WHEN (a || b) ~ '[\u3400-\u9fff\uf900-\ufaff]' THEN 2 ELSE 1 END
+            <= 6 * CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END
             AND pymem._other_direction(a, b, v_sa));
 END;
 $$;

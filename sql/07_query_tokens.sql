@@ -1,8 +1,8 @@
 -- The words of a question as recall matches them, and the overlap of two
 -- texts' words (goals compare the words around their metrics with it).
 
--- Lexical tokens of a query: ASCII words of 3+ letters (minus common
--- question words) and, for text without spaces such as Chinese, every
+-- Lexical tokens of a query: ASCII words of 3+ letters (minus function
+-- words and the words that frame a question) and, for text without spaces such as Chinese, every
 -- pair of adjacent characters (both lowercased, as recall lowercases the
 -- content: "МОСКВА" and "CAFÉ" found nothing). The default full-text parser and
 -- pg_trgm's word boundaries both fail on Chinese.
@@ -16,19 +16,14 @@ RETURN array(
         SELECT w[1] AS token
         FROM regexp_matches(lower(coalesce(query_text, '')), '[a-z0-9]{3,}', 'g') AS w
         WHERE
-            w[1] NOT IN (
-                'the', 'and', 'for', 'what', 'where', 'when', 'who', 'whom', 'why', 'how',
-                'does', 'did', 'was', 'were', 'are', 'has', 'have', 'had', 'with', 'about',
-                'user', 'users', 'their', 'they', 'this', 'that', 'there', 'any', 'can', 'you',
-                'your', 'from', 'into', 'tell', 'know', 'which'
-            )
+            w[1] <> all(pymem._function_words() || pymem._question_frame_words())
         UNION ALL
         SELECT substr(run[1], i, 2)
         FROM regexp_matches(lower(coalesce(query_text, '')), '[^[:ascii:][:space:][:punct:]，。、；：？！“”‘’（）《》【】…—～·「」『』]+', 'g') AS run,
             generate_series(1, greatest(char_length(run[1]) - 1, 1)) AS i
         WHERE
             substr(run[1], i, 2)
-            NOT IN ('什么', '怎么', '哪里', '哪儿', '是不', '不是', '用户', '吗', '呢', '的')
+            <> all(pymem._chinese_question_frame())
     ) AS t
     WHERE t.token <> ''
 );

@@ -118,7 +118,7 @@ BEGIN
     SELECT d.changed, d.total, d.reordered, d.role_swap, d.added_detail
     INTO e.changed_terms, e.total_terms, e.reordered, e.role_swap, e.added_detail
     FROM pymem._term_difference(old_content, new_content) AS d;
-    e.cjk := (old_content || new_content) ~ '[\u3400-\u9fff\uf900-\ufaff]';
+    e.cjk := pymem._has_han(old_content || new_content);
     -- who the statements are about matters only to a duplicate
     IF e.same_markers AND NOT e.role_swap THEN
         e.same_people := pymem._same_people(old_content, new_content);

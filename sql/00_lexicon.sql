@@ -1,0 +1,98 @@
+-- The words and characters pymem's text rules read: each list once, named by
+-- its purpose and language. The rules' regular expressions are built from
+-- these lists (an IMMUTABLE call without arguments is evaluated once, when
+-- the calling statement is planned), and tests/test_sql_layout.py fails when
+-- a list is spelled out a second time.
+
+-- Chinese characters (CJK unified ideographs, the extension A block and the
+-- compatibility ideographs), as a bracket expression's range.
+CREATE OR REPLACE FUNCTION pymem._han_characters()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '\u3400-\u9fff\uf900-\ufaff';
+
+-- Japanese hiragana, which writes grammar (particles, verb endings).
+CREATE OR REPLACE FUNCTION pymem._hiragana()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '\u3041-\u3096';
+
+-- Japanese katakana, which writes content (loan words, names).
+CREATE OR REPLACE FUNCTION pymem._katakana()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '\u30a1-\u30fa';
+
+-- Whether a text holds a Chinese character (its rules then read characters,
+-- and some bounds double: a character says less than a word).
+CREATE OR REPLACE FUNCTION pymem._has_han(content text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN content ~ ('[' || pymem._han_characters() || ']');
+
+-- Chinese characters that are grammar, not content, when they stand alone:
+-- particles, pronouns, question words, conjunctions, prepositions and
+-- modal verbs.
+CREATE OR REPLACE FUNCTION pymem._chinese_function_characters()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '的了吗呢吧啊呀嘛么是在我你他她它们这那哪个些什怎谁和与及或就都也又把被给让对向从于之其而所请问能会可要想该应';
+
+-- English articles.
+CREATE OR REPLACE FUNCTION pymem._articles()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['the', 'a', 'an'];
+
+-- English determiners: the articles, demonstratives and possessives.
+CREATE OR REPLACE FUNCTION pymem._determiners()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pymem._articles() || ARRAY['this', 'that', 'his', 'her', 'their', 'my', 'your', 'our'];
+
+-- English personal pronouns.
+CREATE OR REPLACE FUNCTION pymem._pronouns()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['i', 'you', 'he', 'she', 'me', 'him', 'we', 'they', 'us', 'them'];
+
+-- The forms of "be" and "get", which make a passive ("was hired by").
+CREATE OR REPLACE FUNCTION pymem._be_and_get()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['am', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'get', 'gets', 'got'];
+
+-- English words that negate a statement (with "n't", pymem._negated).
+CREATE OR REPLACE FUNCTION pymem._negation_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['not', 'no', 'never', 'none', 'nothing', 'nobody', 'without', 'cannot'];
+
+-- Words of direction, English and Chinese ("from Oslo to Berlin", "从…到").
+CREATE OR REPLACE FUNCTION pymem._direction_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['from', 'to', '从', '到', '向', '给'];
+
+-- The family words said in more than one way in English ("mom", "mum" for
+-- "mother"): one term for the content rules (pymem._synonym) and one
+-- relation for the people rules (pymem._person_words).
+CREATE OR REPLACE FUNCTION pymem._kin_folds()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN '{"dad": "father", "daddy": "father", "mom": "mother", "mum": "mother",
+  "mommy": "mother", "kid": "child", "children": "child"}'::jsonb;
+
+-- Words that frame a question rather than say what it asks ("tell me", "do
+-- you know"), beside the function words.
+CREATE OR REPLACE FUNCTION pymem._question_frame_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['tell', 'know'];
+
+-- The same in Chinese, as the character pairs (and particles) recall's query
+-- tokens are cut into.
+CREATE OR REPLACE FUNCTION pymem._chinese_question_frame()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['什么', '怎么', '哪里', '哪儿', '是不', '不是', '用户', '吗', '呢', '的'];
