@@ -4,6 +4,15 @@
 -- the calling statement is planned), and tests/test_sql_layout.py fails when
 -- a list is spelled out a second time.
 
+-- A list as a regular expression's alternation ('a|b|c'). IMMUTABLE, unlike
+-- array_to_string: a pattern built of a list's call is then a constant of
+-- the statement that uses it, computed when the statement is planned.
+CREATE OR REPLACE FUNCTION pymem._alternation(words text [])
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN array_to_string(words, '|');
+
 -- Chinese characters (CJK unified ideographs, the extension A block and the
 -- compatibility ideographs), as a bracket expression's range.
 CREATE OR REPLACE FUNCTION pymem._han_characters()

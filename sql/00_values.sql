@@ -67,7 +67,7 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN
 pymem._strip_intensifiers(content)
-~ ('\m(' || array_to_string(pymem._negation_words(), '|') || ')\M|n''t')
+~ ('\m(' || pymem._alternation(pymem._negation_words()) || ')\M|n''t')
 -- Russian, Spanish, Arabic and Japanese, as whole words of their letters
 -- (\m and \M know a word's letters only where the locale does)
 OR pymem._strip_intensifiers(content) ~ (

@@ -38,11 +38,11 @@ CREATE OR REPLACE FUNCTION pymem._chinese_person_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN array_to_string(array(
+RETURN pymem._alternation(array(
     SELECT w FROM jsonb_object_keys(pymem._person_words()) AS w
     WHERE pymem._has_han(w)
     ORDER BY length(w) DESC, w
-), '|');
+));
 
 -- Who owns each relation a text names, and how it is said: "Kenji's boss"
 -- is the boss of Kenji said with a possessive, "the boss of Kenji" with
@@ -64,8 +64,8 @@ AS $$
         SELECT m.m[1], m.m[2], TRUE
         FROM regexp_matches(
             content,
-            '\m(?:' || array_to_string(pymem._articles(), '|') || ')\s+([[:alpha:]]+)\s+of\s+'
-            || '(?:(?:' || array_to_string(pymem._determiners(), '|') || ')\s+)?([[:alpha:]]+)',
+            '\m(?:' || pymem._alternation(pymem._articles()) || ')\s+([[:alpha:]]+)\s+of\s+'
+            || '(?:(?:' || pymem._alternation(pymem._determiners()) || ')\s+)?([[:alpha:]]+)',
             'gi'
         ) AS m (m)
     ) AS p

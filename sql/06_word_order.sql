@@ -28,7 +28,7 @@ CREATE OR REPLACE FUNCTION pymem._pronoun_pattern()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN '\m(?:' || array_to_string(pymem._pronouns(), '|') || ')\M|[我你他她您]';
+RETURN '\m(?:' || pymem._alternation(pymem._pronouns()) || ')\M|[我你他她您]';
 
 -- Whether a text states who does what the other way round: a passive with
 -- its agent ("was hired by", "被", "由", but not "由于"), or in Chinese the
@@ -37,7 +37,7 @@ CREATE OR REPLACE FUNCTION pymem._passive(content text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN lower(content) ~ ('\m(' || array_to_string(pymem._be_and_get(), '|') || ')\M.*\mby\M')
+RETURN lower(content) ~ ('\m(' || pymem._alternation(pymem._be_and_get()) || ')\M.*\mby\M')
 OR regexp_replace(content, '(由于|被子|被褥|一把)', '', 'g') ~ '[被由把]';
 
 -- The content terms of a text and "user" (a function word elsewhere, here a
