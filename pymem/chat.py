@@ -92,6 +92,29 @@ def usage_of(body: Any) -> tuple[int, int]:
     return count("prompt_tokens"), count("completion_tokens")
 
 
+def job_request(
+    job: str, model: str, system: str, user: str, schema: dict[str, Any], *, structured: bool
+) -> dict[str, Any]:
+    """The chat completions body of one of pymem's model jobs (docs/llm.md). With
+    ``structured``, ``response_format`` names the job and carries its JSON schema; without
+    (a server that lacks structured output) the schema goes at the end of the system
+    message. The system message's first line names the job either way (the prompt
+    files begin with it)."""
+    body: dict[str, Any] = {"model": model, "temperature": 0}
+    if structured:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": job, "schema": schema, "strict": True},
+        }
+    else:
+        system += "\n\nThe answer's JSON schema:\n" + json.dumps(schema)
+    body["messages"] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    return body
+
+
 def _endpoint(base_url: str) -> str:
     """``{base_url}/chat/completions``, the base's query (Azure's ``api-version``) kept."""
     parts = urlsplit(base_url)

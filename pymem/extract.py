@@ -23,9 +23,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pymem.chat import MalformedAnswer, json_object, message_content, usage_of
+from pymem.chat import MalformedAnswer, job_request, json_object, message_content, usage_of
 from pymem.errors import PymemError
-from pymem.store import _awaited, _wait
+from pymem.store import _sync_and_async
 
 JOB = "pymem_extract"
 PROMPT_FILE = Path(__file__).with_name("prompts") / "extract.md"
@@ -145,26 +145,9 @@ def request(
     *,
     structured: bool = True,
 ) -> dict[str, Any]:
-    """The chat completions body of one chunk. With ``structured``, the schema goes in
-    ``response_format`` under the job's name; without (a server that lacks structured
-    output), it goes at the end of the system message, whose first line names the job
-    either way."""
-    system = system_prompt()
-    body: dict[str, Any] = {"model": model, "temperature": 0}
-    if structured:
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {"name": JOB, "schema": SCHEMA, "strict": True},
-        }
-    else:
-        import json
-
-        system += "\n\nThe answer's JSON schema:\n" + json.dumps(SCHEMA)
-    body["messages"] = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": user_prompt(messages, topics)},
-    ]
-    return body
+    """The chat completions body of one chunk (:func:`pymem.chat.job_request`)."""
+    return job_request(JOB, model, system_prompt(), user_prompt(messages, topics), SCHEMA,
+                       structured=structured)  # fmt: skip
 
 
 def parse(body: Any) -> list[dict[str, Any]]:
@@ -241,17 +224,20 @@ def _write_steps(
 
 def _steps(
     store: Any,
-    chat: Any,
-    embed: Callable[[list[str]], Any],
     user_id: str,
     messages: Iterable[Message | Mapping[str, Any]],
+    chat: Any,
+    embed: Callable[[list[str]], Any],
     *,
-    chunk: int,
-    max_topics: int,
-    structured: bool,
+    chunk: int = CHUNK,
+    max_topics: int = 50,
+    structured: bool = True,
 ) -> Any:
-    """remember as steps: a generator of calls whose results are sent back (the store's
-    drivers run it, awaiting what an async store or client returns)."""
+    """Extract the memories of a conversation with ``chat`` (a
+    :class:`~pymem.chat.ChatClient`) and write them to ``store`` for ``user_id``,
+    embedded by ``embed``; see the module's doc. A malformed answer raises
+    :class:`~pymem.chat.MalformedAnswer` with the chunks before it written.
+    ``aremember``: the same on an AsyncMemoryStore and an AsyncChatClient."""
     conversation = [Message.of(m) for m in messages]
     done = Remembered(messages=len(conversation))
     for part in chunks(conversation, chunk):
@@ -293,37 +279,4 @@ def _embeddable(store: Any, items: list[dict[str, Any]], done: Remembered) -> An
     return kept
 
 
-def remember(
-    store: Any,
-    user_id: str,
-    messages: Iterable[Message | Mapping[str, Any]],
-    chat: Any,
-    embed: Callable[[list[str]], Any],
-    *,
-    chunk: int = CHUNK,
-    max_topics: int = 50,
-    structured: bool = True,
-) -> Remembered:
-    """Extract the memories of a conversation with ``chat`` (a
-    :class:`~pymem.chat.ChatClient`) and write them to ``store`` for ``user_id``,
-    embedded by ``embed``; see the module's doc. A malformed answer raises
-    :class:`~pymem.chat.MalformedAnswer` with the chunks before it written."""
-    return _wait(_steps(store, chat, embed, user_id, messages, chunk=chunk,
-                        max_topics=max_topics, structured=structured))  # fmt: skip
-
-
-async def aremember(
-    store: Any,
-    user_id: str,
-    messages: Iterable[Message | Mapping[str, Any]],
-    chat: Any,
-    embed: Callable[[list[str]], Any],
-    *,
-    chunk: int = CHUNK,
-    max_topics: int = 50,
-    structured: bool = True,
-) -> Remembered:
-    """:func:`remember` on an :class:`~pymem.AsyncMemoryStore` and an
-    :class:`~pymem.chat.AsyncChatClient`."""
-    return await _awaited(_steps(store, chat, embed, user_id, messages, chunk=chunk,
-                                 max_topics=max_topics, structured=structured))  # fmt: skip
+remember, aremember = _sync_and_async(_steps, "remember")

@@ -584,6 +584,27 @@ def _awaited(steps: _Steps[_T]) -> _Steps[_T]:
     return (yield from _performed(steps))
 
 
+def _sync_and_async(
+    steps: Callable[..., Any], name: str
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """A generator of steps (pymem.extract, pymem.jobs: calls of a store and a model
+    client) as a function that runs them and its async twin, which awaits what an
+    AsyncMemoryStore or an async client returns; both keep the steps' signature and
+    doc."""
+
+    @functools.wraps(steps)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return _wait(steps(*args, **kwargs))
+
+    @functools.wraps(steps)
+    async def arun(*args: Any, **kwargs: Any) -> Any:
+        return await _awaited(steps(*args, **kwargs))
+
+    run.__name__, arun.__name__ = name, "a" + name
+    run.__qualname__, arun.__qualname__ = name, "a" + name
+    return run, arun
+
+
 def _lend(conn: psycopg.Connection) -> _Steps[None]:
     """The body of a session whose work is a with-block (:meth:`MemoryStore._connection`)."""
     yield conn

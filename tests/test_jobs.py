@@ -1,0 +1,185 @@
+"""The model jobs that tidy the store (pymem.jobs): a real local server speaks the chat
+completions protocol with scripted answers; the database and the embedder are real."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from pymem import MemoryStore
+from pymem.chat import ChatClient, MalformedAnswer
+from pymem.errors import DetailsDropped, InvalidPlan, PymemError
+from pymem.jobs import CONSOLIDATE, REFLECT, consolidate_group, reflect
+from tests.chat_server import ChatServer, content
+
+pytest.importorskip("httpx")
+
+USER = "ann"
+
+
+@pytest.fixture
+def own(fresh_dsn, embedder):
+    with MemoryStore(fresh_dsn) as store:
+        args, kwargs = embedder._settings()
+        store.configure_embedder(*args, **kwargs, overwrite=True)
+        yield store
+
+
+def write(store, embedder, text: str, **keys) -> str:
+    return str(store.upsert(USER, text, embedder([text])[0], **keys).memory_id)
+
+
+def live(store) -> set[str]:
+    return {m.content for m in store.get_memories(USER)}
+
+
+def test_a_group_of_fragments_becomes_one_record(own, embedder):
+    ids = [
+        write(own, embedder, "Ann drinks oolong tea", kind="preference", topic="tea"),
+        write(own, embedder, "Ann brews her tea at 90 degrees", kind="habit", topic="tea"),
+        write(own, embedder, "Ann buys her tea from a shop in Fujian", topic="tea"),
+    ]
+    record = "Ann drinks oolong tea from a shop in Fujian, brewed at 90 degrees"
+    reply = json.dumps({"content": record, "details": {"drink": "oolong"}})
+    with ChatServer(lambda r: content(reply, {"prompt_tokens": 120, "completion_tokens": 30})
+                    ) as server, ChatClient(server.url, "m") as chat:  # fmt: skip
+        done = consolidate_group(own, USER, ids, chat, embedder)
+    (request,) = server.requests
+    assert request.body["response_format"]["json_schema"]["name"] == CONSOLIDATE
+    assert request.body["messages"][0]["content"].startswith(CONSOLIDATE)
+    assert all(f"[{i}]" in request.prompt for i in ids)
+    assert (done.calls, done.prompt_tokens, done.completion_tokens) == (1, 120, 30)
+    assert live(own) == {record}
+    (kept,) = own.get_memories(USER)
+    assert kept.memory_id == done.record and kept.details["drink"] == "oolong"
+
+
+def test_a_record_that_drops_a_detail_is_refused_and_nothing_is_folded(own, embedder):
+    ids = [
+        write(own, embedder, "Ann's car is a Ford Fiesta", details={"model": "Fiesta"}),
+        write(own, embedder, "Ann parks in the garage on Elm Street", details={"garage": "Elm"}),
+    ]
+    reply = json.dumps({"content": "Ann drives a red car", "details": {"model": None}})
+    with (  # a null value is no detail (the schema's)
+        ChatServer(lambda r: content(reply)) as server,
+        ChatClient(server.url, "m") as chat,
+        pytest.raises(MalformedAnswer, match="text and number values"),
+    ):
+        consolidate_group(own, USER, ids, chat, embedder)
+    reply = json.dumps({"content": "Ann drives a red car", "details": {"model": "Yaris"}})
+    before = live(own)
+    with (
+        ChatServer(lambda r: content(reply)) as server,
+        ChatClient(server.url, "m") as chat,
+        pytest.raises(DetailsDropped, match="model"),
+    ):
+        consolidate_group(own, USER, ids, chat, embedder)
+    assert live(own) == before
+
+
+def reflect_server(plan: list[dict], seen: list[str] | None = None):
+    def script(request):
+        if seen is not None:
+            seen.append(request.prompt)
+        return content(json.dumps({"ops": plan}))
+
+    return ChatServer(script)
+
+
+def op(kind: str, *, id=None, ids=None, text=None) -> dict:
+    return {"op": kind, "id": id, "ids": ids, "content": text}
+
+
+def test_a_reflection_plan_is_applied_as_one(own, embedder):
+    tea = write(own, embedder, "Ann likes tea")
+    green = write(own, embedder, "Ann likes green tea, sencha mostly")
+    rome = write(own, embedder, "Ann lives in Rome")
+    plan = [
+        op("merge", ids=[tea, green], text="Ann likes green tea, sencha mostly"),
+        op("delete", id=rome),
+    ]
+    prompts: list[str] = []
+    with reflect_server(plan, prompts) as server, ChatClient(server.url, "m") as chat:
+        done = reflect(own, USER, chat, embedder)
+    assert server.requests[0].body["response_format"]["json_schema"]["name"] == REFLECT
+    assert all(f"[{i}]" in prompts[0] for i in (tea, green, rome))
+    assert [r.op for r in done.applied] == ["merge", "delete"]
+    assert done.refused is None and done.calls == 1
+    assert live(own) == {"Ann likes green tea, sencha mostly"}
+
+
+def test_a_plan_that_names_an_unshown_memory_is_refused_whole(own, embedder):
+    old = write(own, embedder, "Ann plays chess on Sundays")
+    (cut,) = [m.updated_at for m in own.get_memories(USER)]
+    new = write(own, embedder, "Ann plays the violin")
+    # only what changed after `cut` is recent; chess is no neighbour of violin here
+    plan = [op("delete", id=new), op("delete", id="00000000-0000-0000-0000-000000000001")]
+    with reflect_server(plan) as server, ChatClient(server.url, "m") as chat:
+        done = reflect(own, USER, chat, embedder, since=cut, neighbours=0)
+    assert done.calls == 1 and done.applied == []
+    assert "not shown" in done.refused and "00000000-0000-0000-0000-000000000001" in done.refused
+    assert live(own) == {"Ann plays chess on Sundays", "Ann plays the violin"}
+    assert old  # still there
+
+
+def test_a_user_with_nothing_new_costs_no_call(own, embedder):
+    write(own, embedder, "Ann plays chess")
+    (cut,) = [m.updated_at for m in own.get_memories(USER)]
+    with reflect_server([]) as server, ChatClient(server.url, "m") as chat:
+        done = reflect(own, USER, chat, embedder, since=cut)
+    assert server.requests == [] and done.calls == 0
+
+
+def test_an_op_the_store_refuses_applies_nothing(own, embedder):
+    a = write(own, embedder, "Ann runs on Mondays")
+    b = write(own, embedder, "Ann swims on Fridays")
+    # a merge of one memory: the SQL's plan check refuses it, and the delete with it
+    plan = [op("delete", id=b), op("merge", ids=[a], text="Ann runs on Mondays")]
+    with (
+        reflect_server(plan) as server,
+        ChatClient(server.url, "m") as chat,
+        pytest.raises((InvalidPlan, PymemError)),
+    ):
+        reflect(own, USER, chat, embedder)
+    assert live(own) == {"Ann runs on Mondays", "Ann swims on Fridays"}
+
+
+def test_a_malformed_plan_changes_nothing(own, embedder):
+    write(own, embedder, "Ann runs on Mondays")
+    for answer in ('{"ops": [{"op": "rewrite", "id": "x"}]}', "no plan today", '{"plan": []}'):
+        with (
+            ChatServer(lambda r, a=answer: content(a)) as server,
+            ChatClient(server.url, "m") as chat,
+            pytest.raises(MalformedAnswer),
+        ):
+            reflect(own, USER, chat, embedder)
+    assert live(own) == {"Ann runs on Mondays"}
+
+
+def test_the_async_twins(fresh_dsn, embedder):
+    import asyncio
+
+    from pymem import AsyncMemoryStore
+    from pymem.chat import AsyncChatClient
+    from pymem.jobs import aconsolidate_group, areflect
+
+    async def run(url: str):
+        async with AsyncMemoryStore(fresh_dsn) as store, AsyncChatClient(url, "m") as chat:
+            ids = []
+            for text in ("Ann bakes sourdough", "Ann bakes rye bread on Saturdays"):
+                r = await store.upsert(USER, text, embedder([text])[0])
+                ids.append(str(r.memory_id))
+            folded = await aconsolidate_group(store, USER, ids, chat, embedder)
+            # nothing changed after tomorrow: no call
+            tomorrow = datetime.now(timezone.utc) + timedelta(days=1)
+            nothing_new = await areflect(store, USER, chat, embedder, since=tomorrow)
+            return folded, nothing_new, {m.content for m in await store.get_memories(USER)}
+
+    record = "Ann bakes sourdough, and rye bread on Saturdays"
+    reply = json.dumps({"content": record, "details": {}})
+    with ChatServer(lambda r: content(reply)) as server:
+        folded, nothing_new, contents = asyncio.run(run(server.url))
+    assert folded.record is not None and contents == {record}
+    assert nothing_new.calls == 0 and len(server.requests) == 1
