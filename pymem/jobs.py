@@ -3,6 +3,9 @@
 - ``pymem_consolidate`` (:func:`consolidate_group`): the model writes one record of a
   group of fragments (what ``consolidation_due`` announces); ``pymem.consolidate``
   folds them, and its guards refuse a record that drops a fragment's detail.
+- ``pymem_profile`` (:func:`write_profile`): the model writes the profile of a person
+  the user knows (what ``contact_profile_due`` announces); ``pymem.consolidate_contact``
+  stores it and folds the person's fragments.
 - ``pymem_reflect`` (:func:`reflect`): the model rereads the user's recent memories with
   their nearest older ones and answers a maintenance plan; a plan that names a memory
   it was not shown is refused whole, and ``pymem.apply_maintenance`` applies the rest
@@ -27,16 +30,28 @@ from pymem.chat import MalformedAnswer, job_request, json_object, message_conten
 from pymem.store import _sync_and_async
 
 CONSOLIDATE = "pymem_consolidate"
+PROFILE = "pymem_profile"
 REFLECT = "pymem_reflect"
 PROMPTS = Path(__file__).with_name("prompts")
 
+_DETAILS = {"type": "object", "additionalProperties": {"type": ["string", "number"]}}
 CONSOLIDATE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "content": {"type": "string"},
-        "details": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
+        "details": _DETAILS,
     },
     "required": ["content", "details"],
+    "additionalProperties": False,
+}
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "description": {"type": "string"},
+        "relationship": {"type": ["string", "null"]},
+        "attributes": _DETAILS,
+    },
+    "required": ["description", "relationship", "attributes"],
     "additionalProperties": False,
 }
 OPS = ("merge", "update", "delete", "no-change")
@@ -94,6 +109,20 @@ def _shown(m: Any) -> str:
     return f"[{m.memory_id}] ({m.kind}, {_when(m.updated_at)}) {m.content}"
 
 
+def _check_flat(value: Any, name: str) -> None:
+    """A flat object of text and number values, as the schemas' details and attributes."""
+    if not isinstance(value, dict) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value.values()
+    ):
+        raise MalformedAnswer(f"{name} must be an object of text and number values")
+
+
+def _known_keys(answer: dict[str, Any], schema: dict[str, Any]) -> None:
+    unknown = set(answer) - set(schema["properties"])
+    if unknown:
+        raise MalformedAnswer(f"unknown keys {sorted(unknown)}")
+
+
 def _asked(result: JobResult, body: dict[str, Any], chat: Any) -> Any:
     """Steps: one request; its cost counted, its answer returned."""
     answer = yield functools.partial(chat.post, body)
@@ -123,19 +152,44 @@ def _consolidate_steps(
     body = job_request(CONSOLIDATE, chat.model, _prompt("consolidate"), user,
                        CONSOLIDATE_SCHEMA, structured=structured)  # fmt: skip
     answer = yield from _asked(result, body, chat)
+    _known_keys(answer, CONSOLIDATE_SCHEMA)
     content, details = answer.get("content"), answer.get("details", {})
-    if set(answer) - {"content", "details"}:
-        raise MalformedAnswer(f"unknown keys {sorted(set(answer) - {'content', 'details'})}")
     if not isinstance(content, str) or not content.strip():
         raise MalformedAnswer("the record has no content")
-    if not isinstance(details, dict) or not all(
-        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in details.values()
-    ):
-        raise MalformedAnswer("details must be an object of text and number values")
+    _check_flat(details, "details")
     yield functools.partial(store.check_contents, [content], ["record"])
     (vector,) = embed([content])
     result.record = yield functools.partial(
         store.consolidate, user_id, [m.memory_id for m in members], content, vector, details
+    )
+    return result
+
+
+def _profile_steps(
+    store: Any, user_id: str, contact: str, chat: Any, *, structured: bool = True
+) -> Any:
+    """The profile of a person the user knows (what ``contact_profile_due`` announces):
+    the model reads the person's card and the memories that mention them and answers a
+    description, a relationship and attributes; ``pymem.consolidate_contact`` stores
+    them and folds the person's fragments into the profile memory (``record``).
+    ``awrite_profile``: the same on an AsyncMemoryStore and an AsyncChatClient."""
+    result = JobResult(PROFILE)
+    card = yield functools.partial(store.contact_card, user_id, contact)
+    mentions = yield functools.partial(store.contact_memories, user_id, contact)
+    user = f"Card:\n{card}\n\nMemories:\n" + "\n".join(f"- {m.content}" for m in mentions)
+    body = job_request(PROFILE, chat.model, _prompt("profile"), user, PROFILE_SCHEMA,
+                       structured=structured)  # fmt: skip
+    answer = yield from _asked(result, body, chat)
+    _known_keys(answer, PROFILE_SCHEMA)
+    description, relationship = answer.get("description"), answer.get("relationship")
+    attributes = answer.get("attributes", {})
+    if not isinstance(description, str) or not description.strip():
+        raise MalformedAnswer("the profile has no description")
+    if relationship is not None and not isinstance(relationship, str):
+        raise MalformedAnswer("relationship must be text or null")
+    _check_flat(attributes, "attributes")
+    result.record = yield functools.partial(
+        store.consolidate_contact, user_id, contact, description, attributes, relationship
     )
     return result
 
@@ -220,4 +274,5 @@ def _reflect_steps(
 
 
 consolidate_group, aconsolidate_group = _sync_and_async(_consolidate_steps, "consolidate_group")
+write_profile, awrite_profile = _sync_and_async(_profile_steps, "write_profile")
 reflect, areflect = _sync_and_async(_reflect_steps, "reflect")

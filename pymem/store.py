@@ -2000,15 +2000,17 @@ class MemoryStore(_StoreCore):
         contact: UUID | str,
         description: str | None = None,
         attributes: Mapping[str, Any] | None = None,
+        relationship: str | None = None,
     ) -> UUID | None:
         """``pymem.consolidate_contact``: store a profile; returns the profile memory's id."""
         return _Call(
-            "SELECT pymem.consolidate_contact(%s, %s, %s, %s)",
+            "SELECT pymem.consolidate_contact(%s, %s, %s, %s, %s)",
             (
                 user_id,
                 _text(contact),
                 description,
                 _object_json(attributes),
+                relationship,
             ),
             user_id=user_id,
         )

@@ -189,8 +189,14 @@ $$;
 -- records the profile memory (contacts.consolidated_into) and its
 -- contact_profile_due announcement is cleared. Returns the profile
 -- memory's id, or NULL when the person never had fragments.
+DROP FUNCTION IF EXISTS pymem.consolidate_contact(text, text, text, jsonb);
+
 CREATE OR REPLACE FUNCTION pymem.consolidate_contact(
-    user_id text, contact text, description text DEFAULT NULL, attributes jsonb DEFAULT NULL
+    user_id text,
+    contact text,
+    description text DEFAULT NULL,
+    attributes jsonb DEFAULT NULL,
+    relationship text DEFAULT NULL
 )
 RETURNS uuid
 LANGUAGE plpgsql
@@ -208,7 +214,9 @@ BEGIN
     PERFORM pymem._check_contact_text(description, 'description');
     PERFORM pymem._lock_user(user_id);
     v_id := pymem._contact_id(user_id, contact);
-    PERFORM pymem._contact_update(user_id, v_id, NULL, description, attributes, 'consolidate');
+    PERFORM pymem._contact_update(
+        user_id, v_id, relationship, description, attributes, 'consolidate'
+    );
     v_fragments := pymem._contact_fragments(user_id, v_id);
     SELECT m.id INTO v_profile
     FROM pymem.contacts AS c

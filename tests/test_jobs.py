@@ -11,7 +11,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.chat import ChatClient, MalformedAnswer
 from pymem.errors import DetailsDropped, InvalidPlan, PymemError
-from pymem.jobs import CONSOLIDATE, REFLECT, consolidate_group, reflect
+from pymem.jobs import CONSOLIDATE, PROFILE, REFLECT, consolidate_group, reflect, write_profile
 from tests.chat_server import ChatServer, content
 
 pytest.importorskip("httpx")
@@ -77,6 +77,25 @@ def test_a_record_that_drops_a_detail_is_refused_and_nothing_is_folded(own, embe
     ):
         consolidate_group(own, USER, ids, chat, embedder)
     assert live(own) == before
+
+
+def test_a_persons_profile_is_written_and_their_fragments_folded(own, embedder):
+    write(own, embedder, "Ana is Ann's sister", contacts=["Ana"])
+    write(own, embedder, "Ana works as a nurse in Braga", contacts=["Ana"])
+    reply = json.dumps({
+        "description": "Ann's sister, a nurse in Braga",
+        "relationship": "sister",
+        "attributes": {"city": "Braga", "job": "nurse"},
+    })  # fmt: skip
+    with ChatServer(lambda r: content(reply)) as server, ChatClient(server.url, "m") as chat:
+        done = write_profile(own, USER, "Ana", chat)
+    (request,) = server.requests
+    assert request.body["response_format"]["json_schema"]["name"] == PROFILE
+    assert "Ana works as a nurse in Braga" in request.prompt
+    card = own.contact_card(USER, "Ana")
+    assert "sister" in card and "Braga" in card
+    (profile,) = own.get_memories(USER)
+    assert profile.memory_id == done.record and profile.kind == "profile"
 
 
 def reflect_server(plan: list[dict], seen: list[str] | None = None):
