@@ -537,7 +537,17 @@ def cmd_decay(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from pymem.demo import run_demo
 
-    return run_demo(args.dsn)
+    if args.llm is None:
+        return run_demo(args.dsn)
+    from pymem.chat import ChatClient
+    from pymem.demo import run_llm_demo
+
+    args.base_url = args.llm
+    chat = _model_client(args, ChatClient, "PYMEM_MODEL", "demo")
+    if chat is None:
+        return 2
+    with chat:
+        return run_llm_demo(args.dsn, chat)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -1241,6 +1251,21 @@ def build_parser() -> argparse.ArgumentParser:
         "cold tier and back, facts and a conflict, consolidation and a contact's card. It "
         "runs in a database of its own (pymem_demo on the embedded server, or --dsn's).",
     )
+    p.add_argument(
+        "--llm",
+        metavar="URL",
+        help="instead, a conversation through a model at this OpenAI-compatible API root: "
+        "extraction, a record, a profile, a reflection (docs/llm.md)",
+    )
+    p.add_argument("--model", help="the model of --llm (default: PYMEM_MODEL)")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the key (default OPENAI_API_KEY)",
+    )
+    p.add_argument("--auth-header", default="Authorization", help=argparse.SUPPRESS)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (60)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(

@@ -7,6 +7,7 @@ assistant's extractor would, and prints what pymem decided at each step.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -352,3 +353,82 @@ def _demo_consolidation(store: MemoryStore, embed, user: str) -> None:
         print(f"  refused [{exc.sqlstate}]: {exc}")
     hit = store.recall(user, embed(["How does the user take coffee?"])[0], k=1)[0]
     print(f"  recall 'How does the user take coffee?': {hit.content} {hit.details}")
+
+
+# -- the model half: `pymem demo --llm URL --model NAME` -------------------------
+
+CONVERSATION = [
+    {"role": "user", "content": "Hi, I'm Lu. I live in Porto and work as a nurse."},
+    {"role": "assistant", "content": "Nice to meet you, Lu."},
+    {"role": "user", "content": "My sister Ana lives in Braga, she teaches maths."},
+    {"role": "assistant", "content": "Does she like it?"},
+    {"role": "user", "content": "She loves it. I drink green tea every morning, sencha."},
+    {"role": "user", "content": "我这周在家办公，猫刚做完手术。"},
+    {"role": "assistant", "content": "希望它早日康复。"},
+    {"role": "user", "content": "I brew the sencha at 70 degrees, never hotter."},
+    {"role": "user", "content": "Ana is moving to Lisbon next month for a new school."},
+    {"role": "user", "content": "Actually, I just moved to Lisbon too!"},
+]
+
+
+def run_llm_demo(dsn: str | None, chat) -> int:
+    """A conversation through a model: extraction (``remember``), then the jobs that
+    tidy the store (a topic's record, a person's profile, a reflection), each decision
+    and refusal printed with what it cost. Against a real model the answers are the
+    model's; nothing here checks their quality."""
+    from pymem.chat import ModelError
+    from pymem.jobs import consolidate_group, reflect, write_profile
+
+    dsn = _demo_dsn(dsn)
+    migrate(dsn)
+    embed = default_embedder()
+    user = f"demo-{uuid.uuid4().hex[:8]}"
+    start = datetime.now(timezone.utc) - timedelta(minutes=len(CONVERSATION))
+    messages = [
+        dict(m, at=(start + timedelta(minutes=i)).isoformat()) for i, m in enumerate(CONVERSATION)
+    ]
+    with MemoryStore(dsn) as store:
+        embed.configure(store)
+        print(f"pymem demo --llm - user {user}, model {chat.model} at {chat.url}")
+        print(f"\n== A conversation of {len(messages)} messages, extracted by the model")
+        try:
+            done = store.remember(user, messages, chat, embed)
+        except ModelError as exc:
+            print(f"  the model's answer was refused: {exc}")
+            return 1
+        for m in done.memories:
+            said = m.item["content"]
+            why = f"{m.error} [{m.sqlstate}]" if m.action == "refused" else m.rule
+            print(f"  {m.action:<10} {said} ({why})")
+        calls, tokens = done.per_100_messages()
+        print(f"  {done.calls} calls, {done.prompt_tokens + done.completion_tokens} tokens "
+              f"({calls:.0f} calls and {tokens:.0f} tokens per 100 messages)")  # fmt: skip
+        jobs = []
+        # the groups pymem.consolidation_candidates finds (what consolidation_due
+        # announces for a topic that fills up)
+        for group in store.consolidation_candidates(user):
+            job = functools.partial(consolidate_group, store, user, group.member_ids, chat, embed)
+            jobs.append((f"the record of {group.size} related memories", job))
+        for person in store.recent_contacts(user):
+            job = functools.partial(write_profile, store, user, person.name, chat)
+            jobs.append((f"the profile of {person.name}", job))
+        jobs.append(("a reflection", functools.partial(reflect, store, user, chat, embed)))
+        print("\n== The model tidies the store")
+        for title, job in jobs:
+            try:
+                result = job()
+            except Exception as exc:  # the store's or the model's refusal, printed
+                code = getattr(exc, "sqlstate", None)
+                print(f"  {title}: refused{f' [{code}]' if code else ''}: {exc}")
+                continue
+            if result.refused:
+                outcome = f"refused: {result.refused}"
+            elif result.record is not None:
+                outcome = f"written, memory {result.record}"
+            else:
+                outcome = f"{len(result.applied)} ops applied"
+            print(f"  {title}: {outcome} ({result.calls} call)")
+        print("\n== The store")
+        for memory in store.get_memories(user):
+            print(f"  {memory.kind:<10} {memory.content}")
+    return 0

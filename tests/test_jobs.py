@@ -202,3 +202,54 @@ def test_the_async_twins(fresh_dsn, embedder):
         folded, nothing_new, contents = asyncio.run(run(server.url))
     assert folded.record is not None and contents == {record}
     assert nothing_new.calls == 0 and len(server.requests) == 1
+
+
+def job_of(request) -> str:
+    return request.body["messages"][0]["content"].split(" ", 1)[0]
+
+
+def scripted_model(request):
+    """Answers each job as a model would, in the shape of the wire contract."""
+    job = job_of(request)
+    if job == "pymem_extract":
+        return content(json.dumps({"memories": [
+            {"content": "Lu lives in Porto", "kind": "fact", "topic": "home",
+             "canonical": "Porto", "contacts": [], "valid_until": None, "importance": None,
+             "source": "stated"},
+            {"content": "Lu's sister Ana teaches maths in Braga", "kind": "fact", "topic": None,
+             "canonical": None, "contacts": ["Ana"], "valid_until": None, "importance": 0.7,
+             "source": "stated"},
+            {"content": "Lu drinks green tea every morning", "kind": "habit", "topic": None,
+             "canonical": None, "contacts": [], "valid_until": None, "importance": None,
+             "source": "stated"},
+            {"content": "Lu drinks green tea every morning at 7am", "kind": "habit",
+             "topic": None, "canonical": None, "contacts": [], "valid_until": None,
+             "importance": None, "source": "stated"},
+            {"content": "Lu drinks green tea every morning from a 300 ml cup", "kind": "habit",
+             "topic": None, "canonical": None, "contacts": [], "valid_until": None, "importance": None,
+             "source": "stated"},
+        ]}), {"prompt_tokens": 400, "completion_tokens": 120})  # fmt: skip
+    if job == "pymem_consolidate":
+        record = "Lu drinks green tea every morning at 7am from a 300 ml cup"
+        return content(json.dumps({"content": record, "details": {}}))
+    if job == "pymem_profile":
+        profile = {"description": "Lu's sister, a maths teacher in Braga",
+                   "relationship": "sister", "attributes": {"city": "Braga"}}  # fmt: skip
+        return content(json.dumps(profile))
+    return content(json.dumps({"ops": []}))
+
+
+def test_the_llm_demo_runs_the_whole_loop_against_a_server(fresh_dsn, capsys):
+    from pymem.cli import main
+
+    with ChatServer(scripted_model) as server:
+        code = main(["--dsn", fresh_dsn, "demo", "--llm", server.url, "--model", "m"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert [job_of(r) for r in server.requests] == [
+        "pymem_extract", "pymem_consolidate", "pymem_profile", "pymem_reflect",
+    ]  # fmt: skip
+    assert "inserted   Lu lives in Porto" in out
+    assert "1 calls, 520 tokens" in out, out
+    assert "the record of 3 related memories:" in out and "the profile of Ana:" in out
+    assert "habit      Lu drinks green tea every morning at 7am from a 300 ml cup" in out
