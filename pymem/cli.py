@@ -537,12 +537,11 @@ def cmd_decay(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from pymem.demo import run_demo
 
-    if args.llm is None:
+    if args.base_url is None:
         return run_demo(args.dsn)
     from pymem.chat import ChatClient
     from pymem.demo import run_llm_demo
 
-    args.base_url = args.llm
     chat = _model_client(args, ChatClient, "PYMEM_MODEL", "demo")
     if chat is None:
         return 2
@@ -1195,10 +1194,12 @@ def _add_eval_parser(sub) -> None:
     p.set_defaults(func=cmd_eval)
 
 
-def _model_options(p: argparse.ArgumentParser, model_env: str) -> None:
+def _model_options(
+    p: argparse.ArgumentParser, model_env: str, url_flag: str = "--base-url", url_help: str = ""
+) -> None:
     """The options of a command that asks a model (an OpenAI-compatible endpoint)."""
-    p.add_argument("--base-url", help="the API root, e.g. http://localhost:11434/v1 "
-                   "(default: OPENAI_BASE_URL)")  # fmt: skip
+    default_help = "the API root, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)"
+    p.add_argument(url_flag, dest="base_url", metavar="URL", help=url_help or default_help)
     p.add_argument("--model", help=f"the model (or Azure deployment; default: {model_env})")
     p.add_argument(
         "--api-key-env",
@@ -1251,21 +1252,13 @@ def build_parser() -> argparse.ArgumentParser:
         "cold tier and back, facts and a conflict, consolidation and a contact's card. It "
         "runs in a database of its own (pymem_demo on the embedded server, or --dsn's).",
     )
-    p.add_argument(
+    _model_options(
+        p,
+        "PYMEM_MODEL",
         "--llm",
-        metavar="URL",
-        help="instead, a conversation through a model at this OpenAI-compatible API root: "
+        "instead, a conversation through a model at this OpenAI-compatible API root: "
         "extraction, a record, a profile, a reflection (docs/llm.md)",
     )
-    p.add_argument("--model", help="the model of --llm (default: PYMEM_MODEL)")
-    p.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="the environment variable holding the key (default OPENAI_API_KEY)",
-    )
-    p.add_argument("--auth-header", default="Authorization", help=argparse.SUPPRESS)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (60)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(

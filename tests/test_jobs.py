@@ -208,27 +208,25 @@ def job_of(request) -> str:
     return request.body["messages"][0]["content"].split(" ", 1)[0]
 
 
+def extracted(text: str, kind: str = "fact", **keys) -> dict:
+    item = {"content": text, "kind": kind, "topic": None, "canonical": None, "contacts": [],
+            "valid_until": None, "importance": None, "source": "stated"}  # fmt: skip
+    return {**item, **keys}
+
+
 def scripted_model(request):
     """Answers each job as a model would, in the shape of the wire contract."""
     job = job_of(request)
     if job == "pymem_extract":
-        return content(json.dumps({"memories": [
-            {"content": "Lu lives in Porto", "kind": "fact", "topic": "home",
-             "canonical": "Porto", "contacts": [], "valid_until": None, "importance": None,
-             "source": "stated"},
-            {"content": "Lu's sister Ana teaches maths in Braga", "kind": "fact", "topic": None,
-             "canonical": None, "contacts": ["Ana"], "valid_until": None, "importance": 0.7,
-             "source": "stated"},
-            {"content": "Lu drinks green tea every morning", "kind": "habit", "topic": None,
-             "canonical": None, "contacts": [], "valid_until": None, "importance": None,
-             "source": "stated"},
-            {"content": "Lu drinks green tea every morning at 7am", "kind": "habit",
-             "topic": None, "canonical": None, "contacts": [], "valid_until": None,
-             "importance": None, "source": "stated"},
-            {"content": "Lu drinks green tea every morning from a 300 ml cup", "kind": "habit",
-             "topic": None, "canonical": None, "contacts": [], "valid_until": None, "importance": None,
-             "source": "stated"},
-        ]}), {"prompt_tokens": 400, "completion_tokens": 120})  # fmt: skip
+        memories = [
+            extracted("Lu lives in Porto", topic="home", canonical="Porto"),
+            extracted("Lu's sister Ana teaches maths in Braga", contacts=["Ana"], importance=0.7),
+            extracted("Lu drinks green tea every morning", "habit"),
+            extracted("Lu drinks green tea every morning at 7am", "habit"),
+            extracted("Lu drinks green tea every morning from a 300 ml cup", "habit"),
+        ]
+        usage = {"prompt_tokens": 400, "completion_tokens": 120}
+        return content(json.dumps({"memories": memories}), usage)
     if job == "pymem_consolidate":
         record = "Lu drinks green tea every morning at 7am from a 300 ml cup"
         return content(json.dumps({"content": record, "details": {}}))
