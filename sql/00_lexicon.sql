@@ -7,7 +7,7 @@
 -- A list as a regular expression's alternation ('a|b|c'). IMMUTABLE, unlike
 -- array_to_string: a pattern built of a list's call is then a constant of
 -- the statement that uses it, computed when the statement is planned.
-CREATE OR REPLACE FUNCTION pymem._alternation(words text [])
+CREATE OR REPLACE FUNCTION pymem._alternation(words text[])
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
