@@ -105,3 +105,75 @@ CREATE OR REPLACE FUNCTION pymem._chinese_question_frame()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY['什么', '怎么', '哪里', '哪儿', '是不', '不是', '用户', '吗', '呢', '的'];
+
+-- The decision rules' fixed numbers, each named and explained once: the
+-- numbers pymem.settings does not hold because no calibration fits them
+-- (they bound what a rule reads, not where a threshold lies). Read by
+-- pymem._rule(name), which a statement evaluates once, when it is planned.
+CREATE OR REPLACE FUNCTION pymem._rule_constants()
+RETURNS TABLE (name text, value double precision, meaning text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    SELECT c.name, c.value, c.meaning
+    FROM (
+        VALUES
+        (
+            'nearest_candidates', 8,
+            'the nearest live memories of the same kind a write is compared with'
+        ),
+        (
+            'always_changed_terms', 1,
+            'content terms any restatement may change (a synonym the folds miss), '
+            || 'whatever the share'
+        ),
+        (
+            'added_detail_factor', 2,
+            'how much larger a share of changed terms a Chinese statement that only '
+            || 'adds a detail may have'
+        ),
+        (
+            'han_terms_per_word', 2,
+            'content terms a Chinese word counts as (a character is a term): the term '
+            || 'bounds scale by it'
+        ),
+        (
+            'short_statement_terms', 6,
+            'the most content terms of a statement whose other order of terms is read '
+            || 'as a change of roles'
+        ),
+        (
+            'moved_block_terms', 3,
+            'the most terms a moved block holds for the move to be a restatement'
+        ),
+        (
+            'moved_block_statement_terms', 8,
+            'the most terms of a statement in which a moved block is a restatement'
+        )
+    ) AS c (name, value, meaning)
+$$;
+
+-- One of pymem._rule_constants, by name; an unknown name is an error, never a
+-- NULL that would make every comparison false.
+CREATE OR REPLACE FUNCTION pymem._rule(rule_name text)
+RETURNS double precision
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_value double precision;
+BEGIN
+    SELECT c.value INTO v_value FROM pymem._rule_constants() AS c WHERE c.name = rule_name;
+    IF NOT found THEN
+        RAISE EXCEPTION 'no rule constant %', rule_name USING ERRCODE = 'XX000';
+    END IF;
+    RETURN v_value;
+END;
+$$;
+
+-- The factor a bound on a text's terms scales by: a Chinese text's terms are
+-- characters, pymem._rule('han_terms_per_word') of them a word.
+CREATE OR REPLACE FUNCTION pymem._term_scale(content text)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE WHEN pymem._has_han(content) THEN pymem._rule('han_terms_per_word') ELSE 1 END;

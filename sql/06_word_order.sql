@@ -213,7 +213,7 @@ DECLARE
     v_sb text [];
     v_first integer := 1;
     v_last integer;
-    v_scale integer;
+    v_scale double precision;
 BEGIN
     SELECT p.terms INTO v_ta FROM pymem._party_terms(a) AS p;
     SELECT p.terms INTO v_tb FROM pymem._party_terms(b) AS p;
@@ -230,8 +230,10 @@ BEGIN
     -- a term to another clause (PAWS: "the Harare suburb of Mabvuku" / "the
     -- Mabvuku suburb of Harare")
     -- (a Chinese character is a term: a word is two or three of them)
-    v_scale := CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END;
-    IF v_last - v_first + 1 > 3 * v_scale OR greatest(cardinality(v_ta), cardinality(v_tb)) > 8 * v_scale
+    v_scale := pymem._term_scale(a || b);
+    IF v_last - v_first + 1 > pymem._rule('moved_block_terms') * v_scale
+        OR greatest(cardinality(v_ta), cardinality(v_tb))
+        > pymem._rule('moved_block_statement_terms') * v_scale
         -- the same terms, only moved: a term exchanged as well is a rewrite
         -- ("how small the hurricane was ... a wide eye" / "how wide ... a little eye")
         OR cardinality(v_sa) <> greatest(cardinality(v_ta), cardinality(v_tb)) OR strpos(
@@ -390,7 +392,7 @@ BEGIN
             (a || ' ' || b) ~* '\m(than|rather|prefers?|preferred)\M|胜过|而不是|不如'
             OR NOT v_moved AND NOT pymem._moved_block(a, b) AND (
                 greatest(cardinality(v_ta), cardinality(v_tb))
-                > 6 * CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END
+                > pymem._rule('short_statement_terms') * pymem._term_scale(a || b)
                 OR v_question
                 OR cardinality(v_qa) <> cardinality(v_sa) OR cardinality(v_qb) <> cardinality(v_sb)
                 OR pymem._exchanged_roles(a, b)
@@ -409,7 +411,7 @@ BEGIN
         OR pymem._other_owner(a, b)
         -- (in a short statement: a sentence says "to" in many senses)
         OR (greatest(cardinality(v_ta), cardinality(v_tb))
-            <= 6 * CASE WHEN pymem._has_han(a || b) THEN 2 ELSE 1 END
+            <= pymem._rule('short_statement_terms') * pymem._term_scale(a || b)
             AND pymem._other_direction(a, b, v_sa));
 END;
 $$;

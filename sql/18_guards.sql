@@ -20,7 +20,7 @@ DECLARE
     v_dedup double precision := CASE WHEN e.cjk THEN s.cjk_dedup_threshold ELSE s.dedup_threshold END;
     v_allowed double precision := CASE
         WHEN e.cjk THEN s.cjk_dedup_term_change * e.total_terms
-            * CASE WHEN e.added_detail THEN 2 ELSE 1 END
+            * CASE WHEN e.added_detail THEN pymem._rule('added_detail_factor') ELSE 1 END
         ELSE s.dedup_term_change * e.total_terms
     END;
 BEGIN
@@ -55,7 +55,7 @@ BEGIN
     detail := NULL;
     RETURN NEXT;
     guard := 'terms changed';
-    fired := e.changed_terms > 1 AND e.changed_terms > v_allowed;
+    fired := e.changed_terms > pymem._rule('always_changed_terms') AND e.changed_terms > v_allowed;
     detail := CASE WHEN old_content IS NOT NULL AND e.total_terms IS NOT NULL THEN format(
         '%s of %s content terms changed; near-identical text may change 1, a close embedding %s',
         e.changed_terms, e.total_terms, round(v_allowed::numeric, 2)
@@ -73,7 +73,8 @@ BEGIN
     RETURN NEXT;
     guard := 'same topic';
     fired := e.same_topic IS TRUE AND NOT (
-        e.trigram >= s.trigram_threshold AND e.changed_terms <= 1
+        e.trigram >= s.trigram_threshold
+        AND e.changed_terms <= pymem._rule('always_changed_terms')
     );
     detail := CASE WHEN fired THEN 'one topic: a close embedding is the topic''s new value' END;
     RETURN NEXT;

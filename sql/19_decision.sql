@@ -200,7 +200,7 @@ BEGIN
     IF e.same_markers AND NOT coalesce(e.role_swap, e.reordered)
         AND e.same_people IS NOT FALSE THEN
         IF e.trigram >= s.trigram_threshold AND e.similarity >= s.trigram_min_similarity
-            AND e.changed_terms <= 1 THEN
+            AND e.changed_terms <= pymem._rule('always_changed_terms') THEN
             action := 'duplicate';
             rule := 'near-identical text';
             RETURN;
@@ -210,7 +210,7 @@ BEGIN
             -- term both: such a statement may change twice the share
             WHEN e.cjk THEN e.similarity >= s.cjk_dedup_threshold
                 AND e.changed_terms <= s.cjk_dedup_term_change * e.total_terms
-                * CASE WHEN e.added_detail THEN 2 ELSE 1 END
+                * CASE WHEN e.added_detail THEN pymem._rule('added_detail_factor') ELSE 1 END
             ELSE e.similarity >= s.dedup_threshold
                 AND e.changed_terms <= s.dedup_term_change * e.total_terms
         END) THEN

@@ -238,7 +238,7 @@ BEGIN
                     -- different topics are different subjects, whatever the vectors say
                     AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
                 ORDER BY distance
-                LIMIT 8
+                LIMIT pymem._rule('nearest_candidates')::integer
             ) AS n
         ) AS c
         WHERE pymem._could_decide(

@@ -127,3 +127,21 @@ def test_a_character_range_is_written_once():
         if written in path.read_text()
     ]
     assert copies == []
+
+
+def test_every_rule_constant_named_in_sql_exists_and_is_used(conn):
+    """The rules' fixed numbers are pymem._rule_constants(); a name pymem._rule reads
+    that the table lacks would fail only when its rule first runs, and a constant no
+    rule reads is a number nobody uses."""
+    named = {
+        name
+        for path in sql_files()
+        for name in re.findall(r"pymem\._rule\('(\w+)'\)", code_of_names(path.read_text()))
+    }
+    defined = {r[0] for r in conn.execute("SELECT name FROM pymem._rule_constants()")}
+    assert named == defined
+
+
+def code_of_names(text: str) -> str:
+    """The text without comments (the names are string literals, kept)."""
+    return re.sub(r"--[^\n]*", "", text)
