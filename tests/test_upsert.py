@@ -1092,6 +1092,11 @@ DECISIONS = [
     ("用户喜欢猫", "用户不喜欢猫", 0.95, "inserted", kept_apart("other values or negation")),
     # far apart
     ("User collects stamps", "User owns a red bicycle", 0.2, "inserted", "no close memory"),
+    # nothing but symbols: the words say nothing, the vectors alone do not merge
+    ("👍", "👎", 0.95, "inserted", kept_apart("no content terms")),
+    # the same terms in the other voice, in the related band: not close enough to merge
+    ("Kim mentors Ada", "Ada is mentored by Kim", 0.8, "inserted",
+     kept_apart("below the duplicate threshold")),
     # a moved clause or another voice is no role swap (migration 0016: role_swap)...
     ("Ivo and Kim are Ada's neighbours", "Ada's neighbours are Ivo and Kim", 0.97, "duplicate",
      "near-identical text"),
@@ -1148,6 +1153,24 @@ DECISIONS = [
     ("Ivo's thesis is supervised by Professor Shah", "Ivo's thesis is supervised by Professor Lin",
      0.97, "inserted", kept_apart("another person")),
 ]  # fmt: skip
+
+
+# one topic, close vectors, one term changed: the topic's new value, not a duplicate
+TOPIC_PAIR = ("Ann lives in a flat in Leith", "Ann's flat is in Leith", 0.95, "home")
+
+
+def test_every_guard_alone_keeps_some_pair_from_being_a_duplicate(store):
+    """Each guard of pymem._duplicate_guards earns its place: a pair of the table (or
+    the topic pair) that it alone keeps apart, which would merge without it."""
+    old, new, cosine, topic = TOPIC_PAIR
+    steps = store.explain(old, new, unit(0), at_cosine(cosine), old_topic=topic, new_topic=topic)
+    guards = {s.step.removeprefix("guard: ") for s in steps if s.step.startswith("guard: ")}
+    fired = [s.step.removeprefix("guard: ") for s in steps
+             if s.step.startswith("guard: ") and s.finding.startswith("fired")]  # fmt: skip
+    assert fired == ["same topic"] and steps[-1].finding == "superseded: same topic"
+    alone = {rule.split("not a duplicate: ")[1] for *_, rule in DECISIONS
+             if "not a duplicate: " in rule}  # fmt: skip
+    assert len(guards) == 7 and guards - alone == {"same topic"}
 
 
 @pytest.mark.parametrize(("old", "new", "cosine", "action", "rule"), DECISIONS)
