@@ -249,3 +249,13 @@ def test_the_command_reads_a_conversation_of_two_users(fresh_dsn, tmp_path, caps
     path.write_text(json.dumps(CONVERSATION[0]) + "\n")
     assert main(["--dsn", fresh_dsn, "remember", "--conversation", str(path)]) == 2
     assert "no user (give --user" in capsys.readouterr().err
+
+
+def test_the_command_needs_a_text_and_a_user_or_a_conversation(capsys):
+    from pymem.cli import main
+
+    assert main(["remember", "--user", "lu"]) == 2
+    assert main(["remember", "Lu likes tea"]) == 2
+    assert capsys.readouterr().err.count("TEXT and --user are required") == 2
+    assert main(["remember", "--conversation", "talk.jsonl", "Lu likes tea"]) == 2
+    assert "not both" in capsys.readouterr().err
