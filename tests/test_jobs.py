@@ -251,3 +251,26 @@ def test_the_llm_demo_runs_the_whole_loop_against_a_server(fresh_dsn, capsys):
     assert "1 calls, 520 tokens" in out, out
     assert "the record of 3 related memories:" in out and "the profile of Ana:" in out
     assert "habit      Lu drinks green tea every morning at 7am from a 300 ml cup" in out
+
+
+def test_a_slow_answer_or_a_server_error_writes_nothing(own, embedder):
+    """The model's failure is the job's: ModelError, and the store as it was."""
+    from pymem.chat import ModelError
+    from tests.chat_server import Reply, status
+
+    write(own, embedder, "Ann runs on Mondays")
+    slow = Reply(text=json.dumps({"ops": []}), delay=1.0)
+    for reply, client in ((slow, {"timeout": 0.3}), (status(500), {})):
+        with (
+            ChatServer(lambda r, reply=reply: reply) as server,
+            ChatClient(server.url, "m", **client) as chat,
+            pytest.raises(ModelError),
+        ):
+            reflect(own, USER, chat, embedder)
+        with (
+            ChatServer(lambda r, reply=reply: reply) as server,
+            ChatClient(server.url, "m", **client) as chat,
+            pytest.raises(ModelError),
+        ):
+            own.remember(USER, [{"role": "user", "content": "I swim too"}], chat, embedder)
+    assert live(own) == {"Ann runs on Mondays"}
