@@ -274,3 +274,41 @@ def test_a_slow_answer_or_a_server_error_writes_nothing(own, embedder):
         ):
             own.remember(USER, [{"role": "user", "content": "I swim too"}], chat, embedder)
     assert live(own) == {"Ann runs on Mondays"}
+
+
+def test_two_callers_consolidating_one_group_at_once_make_one_record(fresh_dsn, own, embedder):
+    """Two workers that heard the same consolidation_due each ask the model and fold: the
+    per-user lock orders them, the second finds the group folded into the first's
+    record (the same record, or AlreadyConsolidated), never two records."""
+    import threading
+
+    from pymem.errors import AlreadyConsolidated
+
+    ids = [
+        write(own, embedder, "Ann bakes sourdough"),
+        write(own, embedder, "Ann bakes rye bread on Saturdays"),
+    ]
+    record = "Ann bakes sourdough, and rye bread on Saturdays"
+    reply = json.dumps({"content": record, "details": {}})
+    start = threading.Barrier(2)
+    results: list = []
+
+    def worker() -> None:
+        with MemoryStore(fresh_dsn) as store, ChatClient(server.url, "m") as chat:
+            start.wait()
+            try:
+                results.append(consolidate_group(store, USER, ids, chat, embedder).record)
+            except Exception as exc:  # the test reads what each worker met
+                results.append(exc)
+
+    with ChatServer(lambda r: content(reply)) as server:
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    records = {r for r in results if not isinstance(r, Exception)}
+    refused = [r for r in results if isinstance(r, Exception)]
+    assert len(results) == 2 and len(records) == 1, results
+    assert all(isinstance(r, AlreadyConsolidated) for r in refused), refused
+    assert live(own) == {record}
