@@ -163,6 +163,35 @@ class UnparkedReview:
 
 
 @dataclass(frozen=True)
+class ClaimedJob:
+    """A row of ``pymem.claim_jobs`` (the type ``pymem.claimed_job``): a model job a worker
+    holds until ``claimed_until``. ``job`` is consolidate (``key`` the topic,
+    ``member_ids`` its live fragments), profile (``key`` and ``contact_id`` the person,
+    ``member_ids`` their fragments) or reflect (``key`` '', ``since`` the last
+    reflection, None for none)."""
+
+    user_id: str
+    job: str
+    key: str
+    member_ids: list[UUID] | None
+    contact_id: UUID | None
+    since: datetime | None
+    attempts: int
+    claimed_until: datetime
+
+
+@dataclass(frozen=True)
+class UnparkedJob:
+    """A row of ``pymem.unpark_jobs``: a parked job put back, as it was."""
+
+    job: str
+    key: str
+    attempts: int
+    last_error: str | None
+    parked_at: datetime
+
+
+@dataclass(frozen=True)
 class StoredMemory:
     """A row of ``pymem.get_memories``: a live memory as it is."""
 
@@ -274,6 +303,7 @@ class Settings:
     cjk_dedup_term_change: float
     review_floor: float | None
     cross_kind_review_floor: float
+    reflect_every: int
 
 
 # -- facts ----------------------------------------------------------------
@@ -1470,6 +1500,69 @@ class MemoryStore(_StoreCore):
             "SELECT * FROM pymem.unpark_reviews(%s, %s::uuid[])",
             (user_id, _ids(review_ids, "review_ids")),
             UnparkedReview,
+            user_id=user_id,
+        )
+
+    # -- job claims (the worker: pymem.worker, docs/llm.md) ---------------------
+
+    @_sql
+    def claim_jobs(
+        self,
+        user_id: str | None,
+        worker: str,
+        k: int = 10,
+        *,
+        lease: float = 600.0,
+        reflect_after: float | None = None,
+    ) -> list[ClaimedJob]:
+        """``pymem.claim_jobs``: up to ``k`` due model jobs (consolidate, profile, reflect)
+        of the user (None: of every user the store's role sees) held by ``worker`` for
+        ``lease`` seconds; ``reflect_after`` seconds also make a reflection due for a user
+        who wrote anything since one that old."""
+        return _Call(
+            "SELECT * FROM pymem.claim_jobs(%s, %s, %s, lease => %s, reflect_after => %s)",
+            (user_id, worker, k, lease, reflect_after),
+            ClaimedJob,
+            user_id=user_id,
+        )
+
+    @_sql
+    def finish_job(self, user_id: str, job: str, key: str, worker: str) -> str:
+        """``pymem.finish_job``: the claimed job is done (a reflection is recorded); done or
+        not held."""
+        return _Call(
+            "SELECT pymem.finish_job(%s, %s, %s, %s)", (user_id, job, key, worker),
+            user_id=user_id,
+        )  # fmt: skip
+
+    @_sql
+    def release_job(
+        self,
+        user_id: str,
+        job: str,
+        key: str,
+        worker: str,
+        error: str | None = None,
+        *,
+        retry_after: float = 0.0,
+    ) -> str:
+        """``pymem.release_job``: give back a claimed job; with an ``error``, one more failed
+        attempt (claimable after ``retry_after`` seconds, or parked at the limit). Returns
+        released, retry, parked or not held."""
+        return _Call(
+            "SELECT pymem.release_job(%s, %s, %s, %s, %s, retry_after => %s)",
+            (user_id, job, key, worker, error, retry_after),
+            user_id=user_id,
+        )
+
+    @_sql
+    def unpark_jobs(self, user_id: str, jobs: Sequence[str] | None = None) -> list[UnparkedJob]:
+        """``pymem.unpark_jobs``: parked jobs (of the kinds in ``jobs``, or all) back with no
+        attempts; each as it was."""
+        return _Call(
+            "SELECT * FROM pymem.unpark_jobs(%s, %s::text[])",
+            (user_id, None if jobs is None else list(jobs)),
+            UnparkedJob,
             user_id=user_id,
         )
 

@@ -25,6 +25,40 @@ BEGIN
 END;
 $$;
 
+-- How many a claim takes (k) and for how long (lease), for reviews and jobs.
+CREATE OR REPLACE FUNCTION pymem._check_claim_size(k integer, lease double precision)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    IF k IS NULL OR k < 1 OR k > 1000 THEN
+        RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
+    IF lease IS NULL OR NOT (lease > 0 AND lease <= 86400) THEN
+        RAISE EXCEPTION 'lease must be more than 0 and at most 86400 seconds, got %',
+            coalesce(lease::text, 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
+END;
+$$;
+
+-- The wait before a failed review or job may be claimed again.
+CREATE OR REPLACE FUNCTION pymem._check_retry_after(retry_after double precision)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    IF retry_after IS NULL OR NOT (retry_after >= 0 AND retry_after <= 86400) THEN
+        RAISE EXCEPTION 'retry_after must be between 0 and 86400 seconds, got %',
+            coalesce(retry_after::text, 'NULL')
+            USING ERRCODE = 'PM006';
+    END IF;
+END;
+$$;
+
 -- Refuses a decision on a review that another reviewer holds and whose
 -- claim has not run out (PM017). A claim that ran out no longer protects
 -- anything: whoever decides first settles the review.
@@ -78,15 +112,7 @@ BEGIN
         PERFORM pymem._check_user(user_id);
     END IF;
     PERFORM pymem._check_worker(worker);
-    IF k IS NULL OR k < 1 OR k > 1000 THEN
-        RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL')
-            USING ERRCODE = 'PM006';
-    END IF;
-    IF lease IS NULL OR NOT (lease > 0 AND lease <= 86400) THEN
-        RAISE EXCEPTION 'lease must be more than 0 and at most 86400 seconds, got %',
-            coalesce(lease::text, 'NULL')
-            USING ERRCODE = 'PM006';
-    END IF;
+    PERFORM pymem._check_claim_size(k, lease);
     v_until := now() + make_interval(secs => lease);
     LOOP
         SELECT array_agg(c.user_id), array_agg(c.id) INTO v_users, v_ids
@@ -197,11 +223,7 @@ DECLARE
 BEGIN
     PERFORM pymem._check_user(user_id);
     PERFORM pymem._check_worker(worker);
-    IF retry_after IS NULL OR NOT (retry_after >= 0 AND retry_after <= 86400) THEN
-        RAISE EXCEPTION 'retry_after must be between 0 and 86400 seconds, got %',
-            coalesce(retry_after::text, 'NULL')
-            USING ERRCODE = 'PM006';
-    END IF;
+    PERFORM pymem._check_retry_after(retry_after);
     v_retry := v_now + make_interval(secs => retry_after);
     UPDATE pymem.reviews AS r
     SET claimed_by = NULL,

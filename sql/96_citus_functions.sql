@@ -20,6 +20,11 @@ AS $$
             ' WHERE r.resolved_at IS NULL AND r.cause = ''related'''
             ' GROUP BY r.user_id ORDER BY min(r.created_at), r.user_id',
             3
+        ),
+        (
+            'claim_jobs',
+            'SELECT m.user_id FROM pymem.memories AS m GROUP BY m.user_id ORDER BY m.user_id',
+            3
         )
     ) AS q (name, users_query, limit_arg)
     WHERE q.name = (SELECT p.proname FROM pg_proc AS p WHERE p.oid = fn)

@@ -61,7 +61,7 @@ BEGIN
                 'memories', 'memory_versions', 'memory_wordings', 'reviews', 'facts', 'fact_history',
                 'contacts', 'contact_aliases', 'contact_links', 'contact_history',
                 'consolidations', 'consolidation_announcements', 'import_progress',
-                'event_outbox'
+                'event_outbox', 'job_claims', 'reflections'
             ])
         ORDER BY c.relname
     LOOP

@@ -24,6 +24,9 @@ GRANT SELECT, INSERT ON pymem.fact_history TO pymem_app;
 GRANT SELECT ON pymem.fact_policies TO pymem_app;
 -- import (0011): a batch and how far its file got commit together
 GRANT SELECT, INSERT, UPDATE ON pymem.import_progress TO pymem_app;
+-- the worker's jobs (0023): claims come and go, reflections are recorded
+GRANT SELECT, INSERT, UPDATE, DELETE ON pymem.job_claims TO pymem_app;
+GRANT SELECT, INSERT, UPDATE ON pymem.reflections TO pymem_app;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pymem TO pymem_app;
 GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pymem TO pymem_app;
 

@@ -40,7 +40,7 @@ def _rls_tables(conn) -> list[str]:
 def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
     """Rows of every kind for ``user``: memories with history and a wording, a review, facts
     with history, an import's progress, contacts with an alias, links and attribute history, a
-    consolidation, an announced topic."""
+    consolidation, an announced topic and its claim, a reflection."""
     first = store.upsert(user, f"{user} is learning React", unit(base), topic="skill:react")
     store.upsert(user, f"{user} is proficient in React", at_cosine(0.8, base, base + 1),
                  topic="skill:react")  # fmt: skip
@@ -66,6 +66,8 @@ def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
             (user, f"{user} trip day {i}", unit(base + 5 + i)),
         )
     other = store.sync_contact(user, f"{user}'s friend Leo", [coffee.memory_id])
+    store.claim_jobs(user, "worker")  # the announced topic, claimed by a worker
+    conn.execute("INSERT INTO pymem.reflections VALUES (%s, now())", (user,))
     record = store.consolidate(
         user, [tea.memory_id, coffee.memory_id], f"{user}'s drinks", unit(base + 4)
     )
