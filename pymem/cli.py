@@ -826,6 +826,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     judge = _model_client(args, OpenAIJudge, "PYMEM_JUDGE_MODEL", "review")
     if judge is None:
         return 2
+    judge.structured = not args.schema_in_prompt
     live = sys.stderr.isatty()
     seen = ReviewCounts()
 
@@ -919,6 +920,146 @@ def cmd_review(args: argparse.Namespace) -> int:
     done = "judged (dry run, nothing applied)" if args.dry_run else "reviewed"
     print(f"{done} {totals.reviewed}: {totals.line()}")
     return 1 if totals.failed else 0
+
+
+# -- the worker for every event ------------------------------------------------
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from pymem.chat import ChatClient
+    from pymem.embedder import default_embedder
+    from pymem.review import ReviewCounts, ReviewOutcome
+    from pymem.worker import JOBS, JobOutcome, MemoryWorker
+
+    if args.user is not None and not args.user.strip():
+        print("pymem worker: --user must name a user (without it: every user)", file=sys.stderr)
+        return 2
+    jobs = [j.strip() for j in args.jobs.split(",") if j.strip()]
+    if not jobs or not set(jobs) <= set(JOBS):
+        print(f"pymem worker: --jobs takes some of {','.join(JOBS)}, got {args.jobs!r}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if args.unpark:
+        if args.user is None:
+            print("pymem worker: --unpark needs --user", file=sys.stderr)
+            return 2
+        with _store(args) as store:
+            jobs_back = store.unpark_jobs(args.user)
+            reviews_back = store.unpark_reviews(args.user)
+        for j in jobs_back:
+            print(f"unparked {j.job} {j.key!r} ({j.attempts} attempts): {j.last_error or ''}")
+        for r in reviews_back:
+            print(f"unparked review {r.review_id} ({r.attempts} attempts): {r.last_error or ''}")
+        print(f"{len(jobs_back)} parked jobs and {len(reviews_back)} parked reviews back")
+        return 0
+    chat = _model_client(args, ChatClient, "PYMEM_MODEL", "worker")
+    if chat is None:
+        return 2
+
+    def job_done(o: JobOutcome) -> None:
+        j = o.job
+        what = f"{j.job} {j.key!r}" if j.key else j.job
+        where = "" if args.user else f" ({j.user_id})"
+        if o.state == "done":
+            if o.result is not None and o.result.refused:
+                print(f"refused   {what}{where}: {o.result.refused}", flush=True)
+            else:
+                print(f"done      {what}{where}", flush=True)
+        else:
+            print(f"pymem worker: {what}{where}: {o.state}: {o.error}", file=sys.stderr)
+
+    def reviewed(o: ReviewOutcome) -> None:
+        r = o.review
+        if o.state == "decided":
+            print(f"{o.verdict.decision:<9} {r.memory_id} vs {r.matched_id}: {o.verdict.reason}")
+        else:
+            print(f"pymem worker: review {r.review_id}: {o.state}: {o.error}", file=sys.stderr)
+
+    def store_error(error, wait: float) -> None:
+        print(f"pymem: {error.one_line()}; trying again in {wait:g} s", file=sys.stderr)
+
+    with chat, _store(args) as store:
+        embed = default_embedder()
+        embed.configure(store)
+        try:
+            worker = MemoryWorker(
+                store,
+                chat,
+                embed,
+                jobs=jobs,
+                structured=not args.schema_in_prompt,
+                reflect_after=args.reflect_after,
+                user_id=args.user,
+                batch=args.batch,
+                lease=args.lease,
+                poll_interval=args.poll,
+                retry_after=args.retry_after,
+                on_job=job_done,
+                on_outcome=reviewed,
+                on_error=store_error,
+            )
+        except ValueError as exc:
+            print(f"pymem worker: {exc}", file=sys.stderr)
+            return 2
+        try:
+            if args.once:
+                worker.drain()
+            else:
+                worker.run_forever()
+        except KeyboardInterrupt:
+            print("\npymem worker: interrupted", file=sys.stderr)
+            return 130
+    counts = worker.counts
+    reviews: ReviewCounts = counts.reviews
+    print(f"reviewed {reviews.reviewed}: {reviews.line()}")
+    print(counts.line())
+    return 1 if reviews.failed or any(counts.failed.values()) else 0
+
+
+def _add_worker_parser(sub) -> None:
+    p = sub.add_parser(
+        "worker",
+        help="run every model job the store announces: reviews, consolidation, profiles, "
+        "reflection",
+        description="Claim and run the store's model jobs with a model on an "
+        "OpenAI-compatible endpoint: the review queue (as pymem review), topics due for "
+        "consolidation, people due for a profile, and a reflection per user every "
+        "settings.reflect_every writes. LISTEN on pymem_events and poll until Ctrl-C, or "
+        "drain what is due with --once. Prints what each job did and the model's calls and "
+        "tokens per job. Exit 0; 1 when a job failed; 2 on an error (docs/llm.md).",
+    )
+    p.add_argument("--user", help="one user's jobs (default: every user of the store)")
+    p.add_argument("--once", action="store_true", help="run everything due, then exit")
+    p.add_argument(
+        "--unpark", action="store_true", help="put --user's parked jobs and reviews back"
+    )
+    p.add_argument(
+        "--jobs",
+        default="review,consolidate,profile,reflect",
+        help="the jobs to run, comma-separated (default: all four)",
+    )
+    p.add_argument(
+        "--reflect-after",
+        type=float,
+        metavar="SECONDS",
+        help="also reflect for a user who wrote anything since a reflection this old",
+    )
+    _model_options(p, "PYMEM_MODEL")
+    p.add_argument("--batch", type=int, default=5, help="jobs claimed at a time (5)")
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=600.0,
+        help="seconds a claim lasts (600: must cover a batch's model calls)",
+    )
+    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (5)")
+    p.add_argument(
+        "--retry-after",
+        type=float,
+        default=5.0,
+        help="seconds before a failed job is tried again, doubling per attempt (5)",
+    )
+    p.set_defaults(func=cmd_worker)
 
 
 def _add_review_parser(sub) -> None:
@@ -1213,6 +1354,11 @@ def _model_options(
         help="the key's header: Authorization (Bearer, default) or api-key (Azure)",
     )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (60)")
+    p.add_argument(
+        "--schema-in-prompt",
+        action="store_true",
+        help="for a server without structured output: the answer's schema in the prompt",
+    )
 
 
 def _model_client(args: argparse.Namespace, cls: type, model_env: str, command: str) -> Any:
@@ -1340,11 +1486,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--chunk", type=int, default=10,
                    help="messages a model call reads at most (10)")  # fmt: skip
-    p.add_argument(
-        "--schema-in-prompt",
-        action="store_true",
-        help="for a server without structured output: the answer's schema in the prompt",
-    )
     _model_options(p, "PYMEM_MODEL")
     p.add_argument(
         "--kind", default="fact", help="fact, preference, habit, state, goal, event, ..."
@@ -1497,6 +1638,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reviews)
 
     _add_review_parser(sub)
+    _add_worker_parser(sub)
 
     _add_facts_parser(sub)
 

@@ -20,28 +20,26 @@ from pymem.chat import (
     ChatClient,
     MalformedAnswer,
     ModelError,
+    job_request,
     json_object,
     message_content,
 )
+from pymem.jobs import PROMPTS
 from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, verdict
 from pymem.store import ClaimedReview
 
-SYSTEM_PROMPT = """\
-You review pairs of memories that an assistant keeps about its user. The newer memory \
-was written while the older one was already stored, and the two are similar. Decide \
-what the newer memory is:
-- "duplicate": the same fact as the older memory, said again; the newer copy is dropped.
-- "supersede": a new value of the same fact (an update or a correction); the older \
-memory takes the newer text.
-- "keep_both": two different facts; both stay.
-- "conflict": they contradict each other and only the user can say which is true; both \
-stay, and the user is asked.
-Memories of two kinds (an event against a preference, a habit or a fact) are one fact \
-only when they say the same thing: an event that goes against a standing fact ("had fish \
-tacos" against "is vegetarian") is a "conflict", not a "supersede".
-When unsure, answer "keep_both": nothing is lost. Answer with one JSON object and \
-nothing else: {"decision": "duplicate" | "supersede" | "keep_both" | "conflict", \
-"reason": "<one short sentence>"}"""
+REVIEW = "pymem_review"
+# the system message: the prompt file, whose first line names the job (docs/llm.md)
+SYSTEM_PROMPT = (PROMPTS / "review.md").read_text(encoding="utf-8").strip()
+REVIEW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": list(DECISIONS)},
+        "reason": {"type": "string"},
+    },
+    "required": ["decision", "reason"],
+    "additionalProperties": False,
+}
 
 
 def _when(at: datetime) -> str:
@@ -80,16 +78,12 @@ def review_prompt(review: ClaimedReview) -> str:
     return "\n\n".join(parts)
 
 
-def chat_request(model: str, review: ClaimedReview) -> dict[str, Any]:
-    """The body of the chat completions request for one review."""
-    return {
-        "model": model,
-        "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": review_prompt(review)},
-        ],
-        "temperature": 0,
-    }
+def chat_request(model: str, review: ClaimedReview, *, structured: bool = True) -> dict[str, Any]:
+    """The body of the chat completions request for one review: the job ``pymem_review``
+    named in ``response_format`` with its schema, or (``structured`` False, for a server
+    without structured output) the schema at the end of the system message."""
+    return job_request(REVIEW, model, SYSTEM_PROMPT, review_prompt(review), REVIEW_SCHEMA,
+                       structured=structured)  # fmt: skip
 
 
 def parse_chat_response(body: Any) -> Verdict:
@@ -101,45 +95,76 @@ def parse_chat_response(body: Any) -> Verdict:
         raise MalformedVerdict(str(exc)) from None
 
 
+def judged(chat: Any, review: ClaimedReview, structured: bool = True) -> Verdict:
+    """The verdict of the model behind ``chat`` (anything with ``model`` and ``post``, as a
+    ChatClient) on one review; :class:`~pymem.review.JudgeError` when there is none."""
+    try:
+        body = chat_request(chat.model, review, structured=structured)
+        return parse_chat_response(chat.post(body))
+    except MalformedAnswer as exc:
+        raise MalformedVerdict(str(exc)) from None
+    except ModelError as exc:
+        raise JudgeError(str(exc)) from None
+
+
+async def ajudged(chat: Any, review: ClaimedReview, structured: bool = True) -> Verdict:
+    """:func:`judged` with an async ``post``."""
+    body = chat_request(chat.model, review, structured=structured)
+    try:
+        return parse_chat_response(await chat.post(body))
+    except MalformedAnswer as exc:
+        raise MalformedVerdict(str(exc)) from None
+    except ModelError as exc:
+        raise JudgeError(str(exc)) from None
+
+
 class OpenAIJudge(ChatClient):
     """Asks an OpenAI-compatible chat completions endpoint to decide each review
     (:class:`~pymem.chat.ChatClient`: ``base_url``, ``api_key``, ``timeout``,
     ``auth_header``); ``model`` defaults to ``PYMEM_JUDGE_MODEL``."""
 
-    def __init__(self, *args: Any, model_env: str = "PYMEM_JUDGE_MODEL", **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        model_env: str = "PYMEM_JUDGE_MODEL",
+        structured: bool = True,
+        **kwargs: Any,
+    ):
         super().__init__(*args, model_env=model_env, **kwargs)
+        self.structured = structured
 
     def __call__(self, review: ClaimedReview) -> Verdict:
-        try:
-            return parse_chat_response(self.post(chat_request(self.model, review)))
-        except MalformedAnswer as exc:
-            raise MalformedVerdict(str(exc)) from None
-        except ModelError as exc:
-            raise JudgeError(str(exc)) from None
+        return judged(self, review, self.structured)
 
 
 class AsyncOpenAIJudge(AsyncChatClient):
     """:class:`OpenAIJudge` for :class:`~pymem.review.AsyncReviewWorker`: the same request
     and answer, on ``httpx.AsyncClient``."""
 
-    def __init__(self, *args: Any, model_env: str = "PYMEM_JUDGE_MODEL", **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        model_env: str = "PYMEM_JUDGE_MODEL",
+        structured: bool = True,
+        **kwargs: Any,
+    ):
         super().__init__(*args, model_env=model_env, **kwargs)
+        self.structured = structured
 
     async def __call__(self, review: ClaimedReview) -> Verdict:
-        try:
-            return parse_chat_response(await self.post(chat_request(self.model, review)))
-        except MalformedAnswer as exc:
-            raise MalformedVerdict(str(exc)) from None
-        except ModelError as exc:
-            raise JudgeError(str(exc)) from None
+        return await ajudged(self, review, self.structured)
 
 
 __all__ = [
     "DECISIONS",
+    "REVIEW",
+    "REVIEW_SCHEMA",
     "SYSTEM_PROMPT",
     "AsyncOpenAIJudge",
     "OpenAIJudge",
+    "ajudged",
     "chat_request",
+    "judged",
     "parse_chat_response",
     "review_prompt",
 ]

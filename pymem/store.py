@@ -1514,14 +1514,16 @@ class MemoryStore(_StoreCore):
         *,
         lease: float = 600.0,
         reflect_after: float | None = None,
+        jobs: Sequence[str] | None = None,
     ) -> list[ClaimedJob]:
         """``pymem.claim_jobs``: up to ``k`` due model jobs (consolidate, profile, reflect)
         of the user (None: of every user the store's role sees) held by ``worker`` for
         ``lease`` seconds; ``reflect_after`` seconds also make a reflection due for a user
-        who wrote anything since one that old."""
+        who wrote anything since one that old; ``jobs``: only these kinds (None: all)."""
         return _Call(
-            "SELECT * FROM pymem.claim_jobs(%s, %s, %s, lease => %s, reflect_after => %s)",
-            (user_id, worker, k, lease, reflect_after),
+            "SELECT * FROM pymem.claim_jobs(%s, %s, %s, lease => %s, reflect_after => %s,"
+            " jobs => %s::text[])",
+            (user_id, worker, k, lease, reflect_after, None if jobs is None else list(jobs)),
             ClaimedJob,
             user_id=user_id,
         )

@@ -74,7 +74,8 @@ $$;
 -- due longest first, skipping those other workers hold (FOR UPDATE SKIP
 -- LOCKED), parked ones and those waiting to be retried. reflect_after
 -- (seconds, NULL: only every settings.reflect_every writes) also makes a
--- reflection due for a user who wrote anything since one that old. A job
+-- reflection due for a user who wrote anything since one that old; jobs
+-- (NULL: all) names the kinds of job claimed. A job
 -- whose earlier claim ran out is a failed attempt of that worker: counted,
 -- and parked instead of claimed at the limit.
 CREATE OR REPLACE FUNCTION pymem.claim_jobs(
@@ -82,7 +83,8 @@ CREATE OR REPLACE FUNCTION pymem.claim_jobs(
     worker text,
     k integer DEFAULT 10,
     lease double precision DEFAULT 600,
-    reflect_after double precision DEFAULT NULL
+    reflect_after double precision DEFAULT NULL,
+    jobs text[] DEFAULT NULL
 )
 RETURNS SETOF pymem.claimed_job
 LANGUAGE plpgsql
@@ -102,6 +104,7 @@ DECLARE
 BEGIN
     PERFORM pymem._check_worker(worker);
     PERFORM pymem._check_claim_size(k, lease);
+    PERFORM pymem._check_one_dimension(jobs, 'jobs');
     IF reflect_after IS NOT NULL AND NOT (reflect_after >= 0 AND reflect_after <= 31536000) THEN
         RAISE EXCEPTION 'reflect_after must be between 0 and 31536000 seconds (a year), got %',
             reflect_after
@@ -113,7 +116,8 @@ BEGIN
         v_user := (SELECT min(m.user_id) FROM pymem.memories AS m);
         WHILE v_user IS NOT NULL AND v_claimed < k LOOP
             RETURN QUERY
-            SELECT * FROM pymem.claim_jobs(v_user, worker, k - v_claimed, lease, reflect_after);
+            SELECT *
+            FROM pymem.claim_jobs(v_user, worker, k - v_claimed, lease, reflect_after, jobs);
             GET DIAGNOSTICS v_rows = ROW_COUNT;
             v_claimed := v_claimed + v_rows;
             v_user := (SELECT min(m.user_id) FROM pymem.memories AS m WHERE m.user_id > v_user);
@@ -123,7 +127,9 @@ BEGIN
     PERFORM pymem._check_user(user_id);
     v_until := v_now + make_interval(secs => lease);
     v_due := (
-        SELECT jsonb_agg(to_jsonb(d)) FROM pymem._due_jobs(claim_jobs.user_id, reflect_after) AS d
+        SELECT jsonb_agg(to_jsonb(d))
+        FROM pymem._due_jobs(claim_jobs.user_id, reflect_after) AS d
+        WHERE claim_jobs.jobs IS NULL OR d.job = ANY(claim_jobs.jobs)
     );
     IF v_due IS NULL THEN
         RETURN;

@@ -160,3 +160,10 @@ def test_two_workers_at_once_never_hold_one_job(fresh_dsn):
     with ThreadPoolExecutor(2) as pool:
         a, b = pool.map(claim, ["w1", "w2"])
     assert len(a) + len(b) == 6 and not set(a) & set(b)
+
+
+def test_a_worker_claims_only_the_kinds_it_runs(store):
+    fragments(store, "tea")
+    store.upsert(USER, "one more plain note", unit(30))
+    assert set(claims(store, jobs=["reflect"])) == {("reflect", "")}  # 4 writes of 4
+    assert set(claims(store, "w2", jobs=["consolidate"])) == {("consolidate", "tea")}
