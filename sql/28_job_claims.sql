@@ -60,7 +60,9 @@ BEGIN
     ) THEN
         job := 'reflect';
         key := '';
-        due_at := coalesce(v_since, '-infinity');
+        -- due now: after the announcements, so that a reflection reads the
+        -- records and profiles their jobs write first
+        due_at := now();
         member_ids := NULL;
         contact_id := NULL;
         since := v_since;
