@@ -266,6 +266,30 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- 4b. The record's text keeps every value of every source's text (a
+    -- number, a time, a weekday, a count), in its text or its details: a
+    -- record that leaves one out loses what made the fragment true and
+    -- findable. A person's profile is exempt: its text is the card's header
+    -- that pymem writes, and the fragments stay its history.
+    IF _consolidate.kind IS DISTINCT FROM 'profile' THEN
+        SELECT m.id, v.value AS dropped INTO v_src
+        FROM pymem.memories AS m
+        CROSS JOIN LATERAL unnest(pymem._values_in_order(m.content)) AS v (value)
+        WHERE m.user_id = _consolidate.user_id AND m.id = ANY(v_members)
+            AND v.value <> ALL(
+                pymem._values_in_order(_consolidate.content)
+                || pymem._values_in_order(v_details::text)
+            )
+        ORDER BY m.created_at, m.id
+        LIMIT 1;
+        IF found THEN
+            RAISE EXCEPTION '%the text would drop % of memory %', label, v_src.dropped, v_src.id
+                USING ERRCODE = 'PM042',
+                    HINT = 'A record keeps every value its sources state (numbers, times, '
+                        'days, counts): write it into the text.';
+        END IF;
+    END IF;
+
     -- 5. The record inherits the strongest source, the highest importance,
     -- pinning, and the kind and topic most sources share (a record that
     -- absorbs keeps its own).

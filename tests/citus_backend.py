@@ -52,6 +52,9 @@ MODULES = (
     "tests/test_explain.py",
     "tests/test_languages.py",
     "tests/test_remember.py",
+    "tests/test_job_claims.py",
+    "tests/test_worker.py",
+    "tests/test_llm_script.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"

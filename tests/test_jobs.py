@@ -312,3 +312,40 @@ def test_two_callers_consolidating_one_group_at_once_make_one_record(fresh_dsn, 
     assert len(results) == 2 and len(records) == 1, results
     assert all(isinstance(r, AlreadyConsolidated) for r in refused), refused
     assert live(own) == {record}
+
+
+def test_a_record_whose_text_drops_a_value_is_refused(own, embedder):
+    ids = [
+        write(own, embedder, "Ann runs 5 km every Tuesday", kind="habit", topic="run"),
+        write(own, embedder, "Ann's running shoes are size 39", topic="run"),
+    ]
+    before = live(own)
+    for text in ("Ann runs every Tuesday in size 39 shoes",  # 5 km left out
+                 "Ann runs 5 km in size 39 shoes"):  # Tuesday left out  # fmt: skip
+        reply = json.dumps({"content": text, "details": {}})
+        with (
+            ChatServer(lambda r, a=reply: content(a)) as server,
+            ChatClient(server.url, "m") as chat,
+            pytest.raises(DetailsDropped, match="text would drop") as caught,
+        ):
+            consolidate_group(own, USER, ids, chat, embedder)
+        assert caught.value.sqlstate == "PM042"
+    assert live(own) == before
+    kept = "Ann runs 5 km every Tuesday, in size 39 shoes"
+    reply = json.dumps({"content": kept, "details": {}})
+    with ChatServer(lambda r: content(reply)) as server, ChatClient(server.url, "m") as chat:
+        consolidate_group(own, USER, ids, chat, embedder)
+    assert live(own) == {kept}
+
+
+def test_a_reflection_merge_that_drops_a_value_applies_nothing(own, embedder):
+    a = write(own, embedder, "Ann's flat has 3 rooms")
+    b = write(own, embedder, "Ann's flat is on the 4th floor")
+    plan = [op("merge", ids=[a, b], text="Ann's flat has 3 rooms")]
+    with (
+        reflect_server(plan) as server,
+        ChatClient(server.url, "m") as chat,
+        pytest.raises(DetailsDropped, match="drop 4"),
+    ):
+        reflect(own, USER, chat, embedder)
+    assert live(own) == {"Ann's flat has 3 rooms", "Ann's flat is on the 4th floor"}
