@@ -66,8 +66,13 @@ def spelled(n: int) -> str:
 def fragments(conn, base=0, n=3, *, user=USER, **cols):
     """n memories pairwise at cosine 0.9025 around unit(base)."""
     return [
-        mem(conn, f"fragment {spelled(base)}-{spelled(i)}", near(base, base + 1 + i),
-            user=user, **cols)  # fmt: skip
+        mem(
+            conn,
+            f"fragment {spelled(base)}-{spelled(i)}",
+            near(base, base + 1 + i),
+            user=user,
+            **cols,
+        )
         for i in range(n)
     ]
 
