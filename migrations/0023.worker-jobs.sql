@@ -46,9 +46,11 @@ FOR ALL TO pymem_app
 USING (user_id = current_setting('pymem.user_id', TRUE))
 WITH CHECK (user_id = current_setting('pymem.user_id', TRUE));
 
+-- (the column, then its CHECK: Citus refuses a column added with a
+-- constraint in one command, and pymem.settings is a reference table there)
+ALTER TABLE pymem.settings ADD COLUMN reflect_every integer NOT NULL DEFAULT 50;
 ALTER TABLE pymem.settings
-ADD COLUMN reflect_every integer NOT NULL DEFAULT 50
-CHECK (reflect_every BETWEEN 1 AND 1000000);
+ADD CONSTRAINT settings_reflect_every_check CHECK (reflect_every BETWEEN 1 AND 1000000);
 
 -- One claimed job: what the worker needs to run it.
 CREATE TYPE pymem.claimed_job AS (

@@ -330,10 +330,9 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
 @citus
 def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     """A store distributed at an earlier release takes the migrations written since
-    (0016, 0017, 0018, 0019, 0020, 0021: columns with CHECKs on the reference table
-    pymem.settings, attributes of a type, a column of pymem.kinds, an index of the
-    distributed memories, a marker, a CHECK of pymem.settings written again, a table of
-    users' rows);
+    (0016 to 0023: columns with CHECKs on the reference table pymem.settings, attributes
+    of a type, a column of pymem.kinds, an index of the distributed memories, a marker, a
+    CHECK of pymem.settings written again, tables of users' rows, a composite type);
     Citus refuses a column added with its constraint in one command, so a migration adds
     them apart. Rolled back here with yoyo, then applied by
     `pymem migrate` on the distributed store."""
@@ -348,7 +347,8 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     try:
         latest = read_migrations(str(migrations_dir())).filter(
             lambda m: (
-                m.id.split(".", 1)[0] in ("0016", "0017", "0018", "0019", "0020", "0021", "0022")
+                m.id.split(".", 1)[0]
+                in ("0016", "0017", "0018", "0019", "0020", "0021", "0022", "0023")
             )
         )
         with backend.lock():
@@ -365,6 +365,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         "0020",
         "0021",
         "0022",
+        "0023",
     ]
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:
@@ -374,6 +375,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
             assert conn.execute(
                 "SELECT review_against FROM pymem.kinds WHERE kind = 'event'"
             ).fetchone() == (["fact", "preference", "habit", "profile"],)
+            assert conn.execute("SELECT reflect_every FROM pymem.settings").fetchone() == (50,)
     # 0019's index is on every shard of memories the workers hold
     for node in _worker_dsns(fresh_dsn):
         with psycopg.connect(node) as conn:
