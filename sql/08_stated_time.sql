@@ -2,19 +2,20 @@
 --
 -- A state is written the way people say it: "Ravi is on paternity leave
 -- until the end of the month", "Mei is working from home this week",
--- "王强这个月在戒酒". Its kind's default lifetime (a state: one day) ends
--- such a memory long before it stops being true, and recall then leaves
--- out exactly what holds now. A write of a kind with a default lifetime
--- and no valid_until of its own takes the end its text states, when that
--- is later than the default (pymem._prepare_item): never shorter than the
--- kind says.
+-- "王强这个月在戒酒", "Ruth is hoarse today". Its kind's default lifetime (a
+-- state: three days) would end the first long before it stops being true,
+-- and recall would leave out exactly what holds now, or keep the last two
+-- days after it ended. A write of a kind with a default lifetime and no
+-- valid_until of its own takes the end its text states, and the kind's
+-- lifetime only when the text states none (pymem._prepare_item).
 --
 -- What is read is the closed grammar of durations and points in time, in
 -- English and Chinese, not words of any topic: "today", "tonight", "this
 -- week(end)", "next week", "this month", "the end of the month", "this
--- year", "for two weeks", "for the next 3 days", "until Monday", and
+-- year", "for two weeks", "for the next 3 days", "a fortnight", "half a
+-- month", "until Monday", "until the part arrives next Tuesday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
--- 两周, 三个月, 到下周一. Several in one text: the latest end wins. Weeks
+-- 两周, 三个月, 半个月, 半年, 到下周一. Several in one text: the latest end wins. Weeks
 -- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
 -- the week ahead; days end at midnight in the session's TimeZone.
 
@@ -76,7 +77,7 @@ BEGIN
     END IF;
     -- most texts name no time: one scan for any word the rules below start from
     -- (recall asks this of every question with words)
-    IF v_text !~ ('\m(today|tonight|tomorrow|this|next|for|over|during|end|until|till|til'
+    IF v_text !~ ('\m(today|tonight|tomorrow|this|next|for|over|during|end|until|till|til|half|fortnight'
         '|through|thru)\M|[0-9]|[今明天晚日周星期礼拜月年两几]') THEN
         RETURN NULL;
     END IF;
@@ -112,13 +113,22 @@ BEGIN
     IF v_text ~ '(这两天|这几天|最近几天)' THEN
         v_ends := v_ends || (at + interval '3 days');
     END IF;
+    IF v_text ~ '\m(a|the next|this) fortnight\M' THEN
+        v_ends := v_ends || (at + interval '14 days');
+    END IF;
+    IF v_text ~ '半个月|\mhalf a month\M' THEN
+        v_ends := v_ends || (at + interval '15 days');
+    END IF;
+    IF v_text ~ '半年|\mhalf a year\M|\msix months\M' THEN
+        v_ends := v_ends || (at + interval '6 months');
+    END IF;
     -- spans: "for two weeks", "for the next 3 days", "两周", "三个月"
     FOR v_match IN
         SELECT r FROM regexp_matches(
             v_text,
             '\m(?:for|over|during|the next|next)\s+(?:the\s+(?:next\s+)?)?'
             '([0-9]{1,3}|a couple of|couple of|a few|a single|a|an|one|two|three|four|five|six'
-            '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|month)s?\M',
+            '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|fortnight|month)s?\M',
             'g'
         ) AS r
         UNION ALL
@@ -131,17 +141,19 @@ BEGIN
         v_ends := v_ends || (at + CASE
             WHEN v_match[2] IN ('day', '天') THEN make_interval(days => v_count)
             WHEN v_match[2] IN ('week', '周', '个星期', '个礼拜') THEN make_interval(days => 7 * v_count)
+            WHEN v_match[2] = 'fortnight' THEN make_interval(days => 14 * v_count)
             ELSE make_interval(months => v_count)
         END);
     END LOOP;
-    -- "until Monday", "till next friday", "到周五", "到下周一", "这周三之前": the end
+    -- "until Monday", "till next friday", "until the part arrives next Tuesday" (up
+    -- to six words between, in one clause), "到周五", "到下周一", "这周三之前": the end
     -- of that day. In English, the next one after today ("next": a week later). In
     -- Chinese, 这周三 and 下周一 name the day of this and next (ISO) week, and a day
     -- with neither is the next one after today.
     FOR v_match IN
         SELECT ARRAY[btrim(r[1]), r[2]] FROM regexp_matches(
             v_text,
-            '\m(?:until|till|til|through|thru)\s+(next\s+|this\s+)?'
+            '\m(?:until|till|til|through|thru)\s+(?:[^\s.;!?]+\s+){0,6}?(next\s+|this\s+)?'
             '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\M',
             'g'
         ) AS r
@@ -192,6 +204,19 @@ AS $$
         OR query_text ~ '(现在|目前|当前|这阵子|这段时间|这些天|最近|近来|眼下|此刻|还[^，。？?]*[吗没]|了吗|了没)'
         OR pymem._stated_until(query_text, at) IS NOT NULL
 $$;
+
+-- How much more a question about the present lifts the states valid at its
+-- instant than a recall without words does (settings.recall_state_boost):
+-- asked what holds now, a live state is the likeliest answer, even when its
+-- words are far from the question's ("is Mei in the office this week?" of
+-- "Mei is working from home this week"). Half as much again, not more: a
+-- larger lift let two live states crowd out the current value of a fact
+-- asked about now ("what is Nadia driving now?") on the development streams
+-- (docs/eval.md).
+CREATE OR REPLACE FUNCTION pymem._now_state_lift()
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 1.5;
 
 -- The days a question asks about, when it names them: "on 16 June, 2023",
 -- "June 16th 2023", "in August 2023", "2023-06-16", "2023年6月16日", "6月16日",

@@ -62,11 +62,12 @@ BEGIN
             quote_literal(item.on_related)
             USING ERRCODE = 'PM006';
     END IF;
-    -- a temporary memory holds as long as its kind says, or as its text says when
-    -- that is longer ("until the end of the month": sql/08_stated_time.sql)
+    -- a temporary memory holds as long as its text says ("until the end of the
+    -- month", "today": sql/08_stated_time.sql), or, when it says nothing of
+    -- its end, as long as its kind says
     IF item.valid_until IS NULL AND v_kind.default_lifetime IS NOT NULL THEN
-        item.valid_until := greatest(
-            now() + v_kind.default_lifetime, pymem._stated_until(item.content, now())
+        item.valid_until := coalesce(
+            pymem._stated_until(item.content, now()), now() + v_kind.default_lifetime
         );
     END IF;
     -- as set_fact: a memory that has already ended would still supersede or

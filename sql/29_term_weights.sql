@@ -1,6 +1,16 @@
 -- What the question's words weigh in recall: a word by how rare it is among
 -- the user's memories, the share of the weights a memory's text holds.
 
+-- The text a question's words are looked for in: the wording, lowered, and
+-- the memory's topic, the extractor's name of what it is about ("work:job",
+-- "home:city"), its parts as words. A question asks in the words of the
+-- topic more often than in those of the statement: "what does Yiwen do for
+-- work?" of "Yiwen plays cello in a chamber orchestra" (work:job).
+CREATE OR REPLACE FUNCTION pymem._searchable(content text, topic text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN lower(content) || coalesce(' ' || translate(lower(topic), ':/_.-', '     '), '');
+
 -- A query token's weight if the lowered content holds it, else 0. Recall's
 -- scan adds one call per token slot (below): inlined, a call is a strpos on a
 -- text the row lowered once, where a sub-select over the tokens cost a
@@ -72,14 +82,14 @@ BEGIN
             ]
         INTO v_rows, v_found
         FROM (
-            SELECT lower(h.content) AS content
+            SELECT pymem._searchable(h.content, h.topic) AS content
             FROM pymem.memories AS h
             WHERE
                 h.user_id = of_user
                 AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
                 AND (with_cold OR h.tier = 'hot')
             UNION ALL
-            SELECT lower(w.content) AS content
+            SELECT pymem._searchable(w.content, h.topic) AS content
             FROM pymem.memory_wordings AS w
             INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
             WHERE

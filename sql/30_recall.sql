@@ -159,10 +159,12 @@ BEGIN
     END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
-    -- lift for states (sql/08_stated_time.sql); without words, the lift as before
+    -- lift for states, one about the present a larger one (sql/08_stated_time.sql);
+    -- without words, the lift as before
     v_boost := CASE
-        WHEN nullif(btrim(query_text), '') IS NULL OR pymem._asks_about_now(query_text, recall.at)
-            THEN v_cfg.recall_state_boost
+        WHEN nullif(btrim(query_text), '') IS NULL THEN v_cfg.recall_state_boost
+        WHEN pymem._asks_about_now(query_text, recall.at)
+            THEN pymem._now_state_lift() * v_cfg.recall_state_boost
         ELSE 0
     END;
     v_pool := 8 * k + 64;
@@ -242,7 +244,8 @@ BEGIN
                             h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.embedding,
                             h.importance, h.created_at AS said_at,
                             -- lowered once a row, and only for a question with words
-                            CASE WHEN v_token_count > 0 THEN lower(h.content) END AS lowered
+                            CASE WHEN v_token_count > 0
+                                THEN pymem._searchable(h.content, h.topic) END AS lowered
                         FROM pymem.memories AS h
                         WHERE h.user_id = recall.user_id
                             AND h.consolidated_into IS NULL
@@ -253,7 +256,8 @@ BEGIN
                         UNION ALL
                         SELECT
                             h.ctid, h.id, w.ctid, h.kind, w.embedding, h.importance, w.added_at,
-                            CASE WHEN v_token_count > 0 THEN lower(w.content) END
+                            CASE WHEN v_token_count > 0
+                                THEN pymem._searchable(w.content, h.topic) END
                         FROM pymem.memory_wordings AS w
                         INNER JOIN pymem.memories AS h
                             ON h.user_id = w.user_id AND h.id = w.memory_id
@@ -391,7 +395,8 @@ BEGIN
                 1 - (coalesce(w.embedding, m.embedding) <=> recall.query_embedding) AS sim,
                 CASE WHEN v_token_count > 0
                     THEN pymem._lexical_match(
-                        v_tokens, v_token_weights, coalesce(w.content, m.content)
+                        v_tokens, v_token_weights,
+                        pymem._searchable(coalesce(w.content, m.content), m.topic)
                     )
                     ELSE 0 END AS lex,
                 m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,

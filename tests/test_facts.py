@@ -340,9 +340,9 @@ def test_sleep_habit_and_last_nights_state_do_not_conflict(store, conn):
 def test_a_state_gets_the_state_kind_lifetime(store, conn):
     store.set_fact(USER, "mood", "tired", scope="state")
     row = fact_row(conn, "mood", "state")
-    assert row["valid_until"] - row["set_at"] == timedelta(days=1)
+    assert row["valid_until"] - row["set_at"] == timedelta(days=3)  # the kind's lifetime (0024)
     assert store.get_fact(USER, "mood") == "tired"
-    assert store.get_fact(USER, "mood", datetime.now(UTC) + timedelta(days=2)) is None
+    assert store.get_fact(USER, "mood", datetime.now(UTC) + timedelta(days=4)) is None
 
 
 def test_as_of_reads_between_changes(store, conn):

@@ -138,7 +138,10 @@ def test_a_backend_killed_mid_call_leaves_the_store_as_before(fresh_dsn):
         "a batch": lambda s: s.upsert_many("ann", batch),
         "a maintenance plan": lambda s: s.apply_maintenance("ann", plan),
         "a decay run": lambda s: s.apply_decay(cold_below=1.0),
-        "a consolidation": lambda s: s.consolidate("ann", ids, "Ann's facts", unit(60)),
+        # (the record keeps every source's number: pymem._consolidate refuses one that drops it)
+        "a consolidation": lambda s: s.consolidate(
+            "ann", ids, "Ann's facts number 0, 1, 2, 3, 4 and 5", unit(60)
+        ),
     }
     for name, call in calls.items():
         before = _state(fresh_dsn)

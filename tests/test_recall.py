@@ -781,16 +781,16 @@ def test_consolidated_fragments_and_deleted_rows_are_never_returned(store, sql):
 
 
 def test_expired_states_are_never_returned(store, sql):
-    state = add(store, sql, "is tired today", at_cosine(0.9, 0, 1), "state")
+    state = add(store, sql, "is tired", at_cosine(0.9, 0, 1), "state")
     habit = add(store, sql, "sleeps eight hours", at_cosine(0.5, 0, 2), "habit")
     valid_until, now = sql.execute(
         "SELECT valid_until, now() FROM pymem.memories WHERE id = %s", (state,)
     ).fetchone()
-    assert valid_until == now + timedelta(days=1)  # the kind's default lifetime
+    assert valid_until == now + timedelta(days=3)  # the kind's default lifetime
 
     assert ids(store.recall(USER, Q, 10)) == [state, habit]
-    assert ids(store.recall(USER, Q, 10, at=now + timedelta(hours=23))) == [state, habit]
-    for at in (valid_until, now + timedelta(days=2)):
+    assert ids(store.recall(USER, Q, 10, at=now + timedelta(days=2, hours=23))) == [state, habit]
+    for at in (valid_until, now + timedelta(days=4)):
         assert ids(store.recall(USER, Q, 10, at=at)) == [habit]
         assert ids(store.recall(USER, Q, 10, at=at, include_cold=True)) == [habit]
 
@@ -840,7 +840,10 @@ def test_state_overrides_habit_while_valid_then_expires(store, sql, embedder):
     assert [h.content for h in hits] == [STATE, HABIT]
     assert hits[0].valid_until is not None
 
-    later = sql.execute("SELECT now() + interval '2 days'").fetchone()[0]
+    # past the state's lifetime (its text states no end: the kind's)
+    later = sql.execute(
+        "SELECT now() + default_lifetime + interval '1 hour' FROM pymem.kinds WHERE kind = 'state'"
+    ).fetchone()[0]
     hits = store.recall(USER, question_vec, 5, query_text=QUESTION, at=later)
     assert [h.content for h in hits] == [HABIT]
 

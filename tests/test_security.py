@@ -69,7 +69,10 @@ def _populate(store: MemoryStore, conn, user: str, base: int) -> dict:
     store.claim_jobs(user, "worker")  # the announced topic, claimed by a worker
     conn.execute("INSERT INTO pymem.reflections VALUES (%s, now())", (user,))
     record = store.consolidate(
-        user, [tea.memory_id, coffee.memory_id], f"{user}'s drinks", unit(base + 4)
+        user,
+        [tea.memory_id, coffee.memory_id],
+        f"{user}'s drinks: green tea every morning, never coffee",
+        unit(base + 4),
     )
     return {
         "memory": first.memory_id,

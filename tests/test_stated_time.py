@@ -96,15 +96,22 @@ def test_a_state_holds_until_its_stated_end_and_not_after(store, utc):
     assert habit.memory_id in recalled(valid_until + timedelta(minutes=1))
 
 
-def test_a_stated_end_never_shortens_the_kinds_lifetime_nor_overrides_the_callers(store, utc):
+def test_a_stated_end_wins_over_the_kinds_lifetime_and_the_caller_over_both(store, utc):
     today = store.upsert("lena", "Lena is exhausted today", unit(0), "state")
+    unsaid = store.upsert("lena", "Lena has a cold", unit(2), "state")
     given = store.upsert("lena", "Lena is in Rome for two weeks", unit(1), "state",
                          valid_until=datetime.now(timezone.utc) + timedelta(days=2))  # fmt: skip
     rows = dict(utc.execute(
-        "SELECT id, valid_until - now() FROM pymem.memories WHERE user_id = 'lena'"
+        "SELECT id, valid_until FROM pymem.memories WHERE user_id = 'lena'"
     ).fetchall())  # fmt: skip
-    assert rows[today.memory_id] == timedelta(days=1)
-    assert timedelta(days=1) < rows[given.memory_id] < timedelta(days=2, minutes=1)
+    now, midnight, lifetime = utc.execute(
+        "SELECT now(), date_trunc('day', now()) + interval '1 day', default_lifetime"
+        " FROM pymem.kinds WHERE kind = 'state'"
+    ).fetchone()
+    # "today" ends at midnight, shorter than the kind's lifetime (three days)
+    assert rows[today.memory_id] == midnight
+    assert rows[unsaid.memory_id] == now + lifetime == now + timedelta(days=3)
+    assert timedelta(days=1) < rows[given.memory_id] - now < timedelta(days=2, minutes=1)
 
 
 def test_a_kind_without_a_lifetime_takes_no_end_from_its_text(store, utc):

@@ -82,8 +82,11 @@ def _worker(store: MemoryStore, seed: int, stop: float, ops: Counter, acked: lis
                 groups = store.consolidation_candidates(user, min_similarity=0.85, min_group=2)
                 if groups:
                     ids = groups[0].member_ids[:3]
-                    # the record's text is the app's (its LLM's): one per source set here
+                    # the record's text is the app's (its LLM's): one per source set here,
+                    # keeping every source's text (a record that drops a value is refused)
+                    texts = [m.content for m in store.get_memories(user, ids)]
                     summary = f"{user} summary of " + " ".join(str(i)[:8] for i in sorted(ids))
+                    summary += ": " + "; ".join(texts)
                     record = store.consolidate(user, ids, summary, unit(30))
                     if rng.random() < 0.3:
                         store.unconsolidate(user, record)
