@@ -468,18 +468,38 @@ def _remember_conversation(args: argparse.Namespace) -> int:
     return 0
 
 
+def _filter_pairs(pairs: Sequence[str] | None) -> dict[str, Any] | str | None:
+    """``--filter key=value`` options as the metadata object recall matches (a value that
+    reads as JSON is taken as JSON: 3, true, "3"), or why one cannot be read."""
+    import json
+
+    if not pairs:
+        return None
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            return f"--filter takes key=value, got {pair!r}"
+        try:
+            found[key.strip()] = json.loads(value)
+        except ValueError:
+            found[key.strip()] = value
+    return found
+
+
 def cmd_recall(args: argparse.Namespace) -> int:
+    wanted = _filter_pairs(args.filter)
+    if isinstance(wanted, str):
+        print(f"pymem recall: {wanted}", file=sys.stderr)
+        return 2
     store, embed = _embedded_store(args, args.query, "query")
     vector = embed([args.query])[0]
+    options = {"query_text": args.query, "filter": wanted, "sources": args.source}
     with store:
-        hits = store.recall(
-            args.user, vector, k=args.k, query_text=args.query, include_cold=args.include_cold
-        )
+        hits = store.recall(args.user, vector, k=args.k, include_cold=args.include_cold, **options)
         cold = []
         if not hits and not args.include_cold:
-            cold = store.recall(
-                args.user, vector, k=args.k, query_text=args.query, include_cold=True
-            )
+            cold = store.recall(args.user, vector, k=args.k, include_cold=True, **options)
     if not hits:
         print("no memories")
         if cold:
@@ -1509,6 +1529,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", required=True, help="whose memories")
     p.add_argument("-k", type=int, default=5, help="at most this many memories (default 5)")
     p.add_argument("--include-cold", action="store_true", help="also search the cold (faded) tier")
+    p.add_argument(
+        "--filter",
+        action="append",
+        metavar="KEY=VALUE",
+        help="only memories whose metadata holds KEY=VALUE (repeat for several; a value that "
+        "reads as JSON is JSON: 3, true)",
+    )
+    p.add_argument(
+        "--source",
+        action="append",
+        choices=("inferred", "stated", "confirmed"),
+        help="only memories of this source (repeat for several)",
+    )
     p.add_argument("query", help="what to recall, in words")
     p.set_defaults(func=cmd_recall)
 

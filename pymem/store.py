@@ -1684,12 +1684,19 @@ class MemoryStore(_StoreCore):
         min_similarity: float | None = None,
         touch: bool = False,
         at: datetime | None = None,
+        filter: Mapping[str, Any] | None = None,
+        created_after: datetime | None = None,
+        created_before: datetime | None = None,
+        sources: Sequence[str] | None = None,
     ) -> list[RecallHit]:
-        """``pymem.recall``: the user's live memories ranked by relevance and decay."""
+        """``pymem.recall``: the user's live memories ranked by relevance and decay; only
+        those whose metadata contains ``filter``, written in [``created_after``,
+        ``created_before``) and of one of ``sources``, when given."""
         return _Call(
             "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
             " include_cold => %s, min_similarity => %s, touch => %s,"
-            " at => coalesce(%s, now()))",
+            " at => coalesce(%s, now()), filter => %s, created_after => %s,"
+            " created_before => %s, sources => %s)",
             (
                 user_id,
                 _vector(query_embedding),
@@ -1700,6 +1707,10 @@ class MemoryStore(_StoreCore):
                 min_similarity,
                 touch,
                 at,
+                _object_json(filter),
+                created_after,
+                created_before,
+                _texts(sources, "sources"),
             ),
             RecallHit,
             user_id=user_id,

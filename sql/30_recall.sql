@@ -55,6 +55,58 @@ RETURN importance * exp(greatest(
 -- sent a question whose words every memory holds to a second and a third
 -- pass: its words lift every row alike, and the default importance, 0.5,
 -- puts the k-th score below the relevance of the rows left out.
+-- Whether a memory passes recall's filters: its metadata contains filter
+-- (jsonb containment, @>), it was written in [created_after,
+-- created_before), and its source is one of sources; a NULL filter lets
+-- everything through. Inlined into the scan: one place for the rule the
+-- scan, the newer values and the tests' plain SQL share.
+CREATE OR REPLACE FUNCTION pymem._recall_filter_holds(
+    metadata jsonb, created_at timestamptz, source text,
+    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (filter IS NULL OR metadata @> filter)
+AND (created_after IS NULL OR created_at >= created_after)
+AND (created_before IS NULL OR created_at < created_before)
+AND (sources IS NULL OR array_position(sources, source) IS NOT NULL);
+
+-- recall's filters, refused with PM006 (PM009 for an unknown source).
+CREATE OR REPLACE FUNCTION pymem._check_recall_filter(
+    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    IF filter IS NOT NULL AND jsonb_typeof(filter) <> 'object' THEN
+        RAISE EXCEPTION 'filter must be a JSON object of the metadata to match, got %',
+            jsonb_typeof(filter)
+            USING ERRCODE = 'PM006',
+                HINT = 'Containment: {"project": "apollo"} matches metadata holding that pair.';
+    END IF;
+    IF NOT isfinite(created_after) OR NOT isfinite(created_before) THEN
+        RAISE EXCEPTION 'created_after and created_before must be finite times or NULL'
+            USING ERRCODE = 'PM006';
+    END IF;
+    PERFORM pymem._check_one_dimension(sources, 'sources');
+    IF EXISTS (
+        SELECT FROM unnest(sources) AS x (source)
+        WHERE x.source IS NULL OR x.source NOT IN ('inferred', 'stated', 'confirmed')
+    ) THEN
+        RAISE EXCEPTION 'sources must name inferred, stated or confirmed, got %', sources
+            USING ERRCODE = 'PM009';
+    END IF;
+END;
+$$;
+
+-- the signature before the filters (issue 37): an added parameter makes an
+-- overload, and a call by the old parameters would then match both
+DROP FUNCTION IF EXISTS pymem.recall(
+    text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz
+);
+
 CREATE OR REPLACE FUNCTION pymem.recall(
     user_id text,
     query_embedding vector,
@@ -64,7 +116,11 @@ CREATE OR REPLACE FUNCTION pymem.recall(
     include_cold boolean DEFAULT FALSE,
     min_similarity double precision DEFAULT NULL,
     touch boolean DEFAULT FALSE,
-    at timestamptz DEFAULT now()
+    at timestamptz DEFAULT now(),
+    filter jsonb DEFAULT NULL,
+    created_after timestamptz DEFAULT NULL,
+    created_before timestamptz DEFAULT NULL,
+    sources text[] DEFAULT NULL
 )
 RETURNS TABLE (
     memory_id uuid,
@@ -131,6 +187,7 @@ BEGIN
     IF min_similarity = 'NaN' THEN
         RAISE EXCEPTION 'min_similarity must be a number, got NaN' USING ERRCODE = 'PM006';
     END IF;
+    PERFORM pymem._check_recall_filter(filter, created_after, created_before, sources);
     IF kinds IS NOT NULL THEN
         PERFORM pymem._check_one_dimension(kinds, 'kinds');
         kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
@@ -251,6 +308,11 @@ BEGIN
                             AND h.consolidated_into IS NULL
                             AND h.deleted_at IS NULL
                             AND (recall.include_cold OR h.tier = 'hot')
+                            AND pymem._recall_filter_holds(
+                                h.metadata, h.created_at, h.source,
+                                recall.filter, recall.created_after, recall.created_before,
+                                recall.sources
+                            )
                         -- and every other wording a live memory absorbed (sql/21_wordings.sql),
                         -- for the content it still has: a memory is scored by its best one
                         UNION ALL
@@ -265,6 +327,11 @@ BEGIN
                             AND h.consolidated_into IS NULL
                             AND h.deleted_at IS NULL
                             AND (recall.include_cold OR h.tier = 'hot')
+                            AND pymem._recall_filter_holds(
+                                h.metadata, h.created_at, h.source,
+                                recall.filter, recall.created_after, recall.created_before,
+                                recall.sources
+                            )
                             AND w.content_md5 = md5(h.content)
                     ) AS m
                     WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
@@ -357,6 +424,10 @@ BEGIN
                 WHERE v_has_values AND h.updated_at > o.updated_at
                     AND h.id NOT IN (SELECT held.id FROM held)
                     AND (recall.include_cold OR h.tier = 'hot')
+                    AND pymem._recall_filter_holds(
+                        h.metadata, h.created_at, h.source,
+                        recall.filter, recall.created_after, recall.created_before, recall.sources
+                    )
                     AND (h.valid_until IS NULL OR h.valid_until > recall.at)
                     AND (recall.kinds IS NULL OR h.kind = ANY(recall.kinds))
                     AND (

@@ -55,6 +55,7 @@ MODULES = (
     "tests/test_job_claims.py",
     "tests/test_worker.py",
     "tests/test_llm_script.py",
+    "tests/test_recall_filters.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"

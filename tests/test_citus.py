@@ -330,7 +330,7 @@ def test_a_later_migrations_tables_are_distributed_like_the_others(fresh_dsn):
 @citus
 def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
     """A store distributed at an earlier release takes the migrations written since
-    (0016 to 0023: columns with CHECKs on the reference table pymem.settings, attributes
+    (0016 to 0024: columns with CHECKs on the reference table pymem.settings, attributes
     of a type, a column of pymem.kinds, an index of the distributed memories, a marker, a
     CHECK of pymem.settings written again, tables of users' rows, a composite type);
     Citus refuses a column added with its constraint in one command, so a migration adds
@@ -348,7 +348,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         latest = read_migrations(str(migrations_dir())).filter(
             lambda m: (
                 m.id.split(".", 1)[0]
-                in ("0016", "0017", "0018", "0019", "0020", "0021", "0022", "0023")
+                in ("0016", "0017", "0018", "0019", "0020", "0021", "0022", "0023", "0024")
             )
         )
         with backend.lock():
@@ -366,6 +366,7 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
         "0021",
         "0022",
         "0023",
+        "0024",
     ]
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:
@@ -544,7 +545,8 @@ def test_row_level_security_as_pymem_app_through_the_coordinator(fresh_dsn):
                 "SELECT rolcanlogin, has_function_privilege('pymem_app',"
                 " 'pymem.distribute_by_user(integer)', 'EXECUTE'),"
                 " has_function_privilege('pymem_app', 'pymem.recall(text, vector, integer,"
-                " text, text[], boolean, double precision, boolean, timestamptz)', 'EXECUTE')"
+                " text, text[], boolean, double precision, boolean, timestamptz, jsonb,"
+                " timestamptz, timestamptz, text[])', 'EXECUTE')"
                 " FROM pg_roles WHERE rolname = 'pymem_app'"
             ).fetchone() == (True, False, True)
 
