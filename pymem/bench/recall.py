@@ -81,6 +81,8 @@ QUICK = RecallSizes(table_rows=30_000, users=(1_000, 5_000), queries=30, warmup=
 RECALL = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s)"
 RECALL_TEXT = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s, query_text => %s)"
 RECALL_AT = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s, query_text => %s, at => %s)"
+# a selective filter: the memories written in the newest tenth of the user's days
+RECALL_SINCE = "SELECT memory_id, score FROM pymem.recall(%s, %b, %s, created_after => %s)"
 # The floor recall is held to: the exact top 10 by distance alone over the rows
 # recall reads (the user's live, hot, unexpired memories of every kind), from the
 # heap through the same btree, no decay and no lexical match.
@@ -418,14 +420,15 @@ def measure_recall(
 
 
 def measure_alone(
-    dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]]
-) -> tuple[dict[str, Timing], dict[str, Timing], dict[str, Timing]]:
+    dsn: str, sizes: RecallSizes, queries: dict[int, list[Query]], since: dict[str, datetime]
+) -> dict[str, dict[str, Timing]]:
     """Each user on its own (no query_text): its pages stay in shared_buffers.
 
-    recall, the bare top 10 and the narrow table's take turns query by query (each first
-    in turn); returns the three by user.
+    recall, the bare top 10, the narrow table's and recall with a selective filter (the
+    memories written after ``since[user]``) take turns query by query (each first in
+    turn); returns the four by name, then by user.
     """
-    statements = {"recall": RECALL, "bare": BARE, "narrow": NARROW}
+    statements = {"recall": RECALL, "bare": BARE, "narrow": NARROW, "filtered": RECALL_SINCE}
     alone: dict[str, dict[str, Timing]] = {which: {} for which in statements}
     with connect(dsn) as conn:
         cur = conn.cursor()
@@ -436,12 +439,15 @@ def measure_alone(
                 for i in range(sizes.warmup + sizes.queries):
                     q = queries[n][i]
                     for which in rotated(list(statements), i):
+                        params = (user, q.vector, K)
+                        if which == "filtered":
+                            params += (since[user],)
                         t0 = time.perf_counter()
-                        cur.execute(statements[which], (user, q.vector, K))
+                        cur.execute(statements[which], params)
                         cur.fetchall()
                         if i >= sizes.warmup:
                             alone[which][user].seconds.append(time.perf_counter() - t0)
-    return alone["recall"], alone["bare"], alone["narrow"]
+    return alone
 
 
 _DURATION = re.compile(r"duration: ([0-9.]+) ms")
@@ -646,7 +652,18 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         n: make_queries(qrng, texts, measured[n], sizes.warmup + sizes.queries) for n in sizes.users
     }
     timings, bare, narrow = measure_recall(dsn, sizes, queries)
-    alone, bare_alone, narrow_alone = measure_alone(dsn, sizes, queries)
+    with connect(dsn) as conn:
+        # the newest tenth of each user's memories by when they were written
+        since = dict(
+            conn.execute(
+                "SELECT user_id, percentile_disc(0.9) WITHIN GROUP (ORDER BY created_at)"
+                " FROM pymem.memories WHERE user_id = ANY(%s) GROUP BY user_id",
+                ([u for n in sizes.users for u in user_ids(n)],),
+            ).fetchall()
+        )
+    by_name = measure_alone(dsn, sizes, queries, since)
+    alone, bare_alone, narrow_alone = by_name["recall"], by_name["bare"], by_name["narrow"]
+    filtered = by_name["filtered"]
     pages = {user: (rows, nblocks) for user, rows, nblocks in blocks}
     total_pages = sum(nblocks for _, nblocks in pages.values())
     out("")
@@ -696,6 +713,18 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
                     f"   {user:<22}{rows:>9,}{nblocks:>11,}  {'yes' if with_text else 'no':<11}"
                     f"{tm.median_ms:>8.2f}{tm.p95_ms:>8.2f}{side}"
                 )
+    out("")
+    out(
+        "-- recall with a selective filter (created_after: the newest tenth of the user's "
+        "memories) beside recall without one, alone, same queries in turn"
+    )
+    out(f"   {'user':<22}{'filtered p50':>13}{'unfiltered p50':>15}{'ratio':>7}")
+    for n in sizes.users:
+        for user in user_ids(n):
+            out(
+                f"   {user:<22}{filtered[user].median_ms:>13.2f}{alone[user].median_ms:>15.2f}"
+                f"{filtered[user].median_ms / alone[user].median_ms:>6.2f}x"
+            )
     out("")
     out(
         "-- where recall's time goes (arrival-order users, alone, medians; server durations "
@@ -757,6 +786,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
         "narrow": narrow,
         "bare_alone": bare_alone,
         "narrow_alone": narrow_alone,
+        "filtered_alone": filtered,
         "split": split,
         "exact": exact,
         "decay": decay,
