@@ -1082,6 +1082,55 @@ def _add_worker_parser(sub) -> None:
     p.set_defaults(func=cmd_worker)
 
 
+# -- an MCP server -------------------------------------------------------------
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        import mcp  # noqa: F401
+
+        from pymem.mcp_server import serve
+    except ImportError:
+        print("pymem mcp: needs the MCP SDK: pip install 'pymem[mcp]'", file=sys.stderr)
+        return 2
+    from pymem.embedder import default_embedder
+
+    if (args.user is None) == (args.user_header is None):
+        print("pymem mcp: give --user, or --user-header with --http", file=sys.stderr)
+        return 2
+    if args.user_header is not None and args.http is None:
+        print("pymem mcp: --user-header names the user of an HTTP request: add --http PORT",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    with _store(args) as store:
+        embed = default_embedder()
+        embed.configure(store)
+        serve(store, embed, user=args.user, user_header=args.user_header, port=args.http,
+              host=args.host)  # fmt: skip
+    return 0
+
+
+def _add_mcp_parser(sub) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve the store to an MCP client (Claude Desktop, Cursor, agents): stdio or HTTP",
+        description="An MCP server on the store (docs/mcp.md): tools remember, recall (with "
+        "filters), forget, undo, get_fact, set_fact, contact_card, pending_reviews, for one "
+        "user: --user, or over HTTP the user each request names in --user-header. Over stdio "
+        "by default; --http PORT serves streamable HTTP at http://HOST:PORT/mcp. Needs "
+        "pymem[mcp] and pymem[embed].",
+    )
+    p.add_argument("--user", help="the user every tool reads and writes")
+    p.add_argument(
+        "--user-header",
+        metavar="NAME",
+        help="over HTTP: the request header that names the user (instead of --user)",
+    )
+    p.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on this port")
+    p.add_argument("--host", default="127.0.0.1", help="the HTTP address (default 127.0.0.1)")
+    p.set_defaults(func=cmd_mcp)
+
+
 def _add_review_parser(sub) -> None:
     p = sub.add_parser(
         "review",
@@ -1672,6 +1721,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_review_parser(sub)
     _add_worker_parser(sub)
+    _add_mcp_parser(sub)
 
     _add_facts_parser(sub)
 
