@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from pymem.chat import MalformedAnswer, job_request, json_object, message_content, usage_of
+from pymem.chat import (
+    MalformedAnswer,
+    job_request,
+    json_object,
+    message_content,
+    printable,
+    usage_of,
+)
 from pymem.store import _sync_and_async
 
 CONSOLIDATE = "pymem_consolidate"
@@ -67,8 +74,10 @@ REFLECT_SCHEMA: dict[str, Any] = {
                     "id": {"type": ["string", "null"]},
                     "ids": {"type": ["array", "null"], "items": {"type": "string"}},
                     "content": {"type": ["string", "null"]},
+                    # why: kept in the memory's history (apply_maintenance)
+                    "reason": {"type": ["string", "null"]},
                 },
-                "required": ["op", "id", "ids", "content"],
+                "required": ["op", "id", "ids", "content", "reason"],
                 "additionalProperties": False,
             },
         }
@@ -220,6 +229,11 @@ def _plan(answer: dict[str, Any], shown: set[str]) -> list[dict[str, Any]]:
             if not isinstance(op.get("content"), str) or not op["content"].strip():
                 raise MalformedAnswer(f"op {i} ({kind}) has no content")
             step["content"] = op["content"]
+        reason = op.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise MalformedAnswer(f"op {i} ({kind}): reason must be text or null")
+        if reason and reason.strip():
+            step["reason"] = printable(reason)
         plan.append(step)
     return plan
 

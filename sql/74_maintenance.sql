@@ -84,7 +84,9 @@ BEGIN
                 USING ERRCODE = 'PM043',
                     HINT = 'Ops: merge, update, delete, no-change.';
         END IF;
-        v_allowed := v_required || CASE WHEN v_name = 'merge' THEN ARRAY['details'] END;
+        -- reason: why (a reviewer's or a model's words), kept in the history
+        v_allowed := v_required || ARRAY['reason']
+            || CASE WHEN v_name = 'merge' THEN ARRAY['details'] END;
         SELECT string_agg(k, ', ' ORDER BY k) INTO v_bad
         FROM unnest(v_required) AS k
         WHERE jsonb_typeof(v_op -> k) IS NULL OR jsonb_typeof(v_op -> k) = 'null';
@@ -104,7 +106,7 @@ BEGIN
         INTO v_bad
         FROM (VALUES
             ('ids', 'array'), ('id', 'string'), ('content', 'string'),
-            ('embedding', 'array'), ('details', 'object')
+            ('embedding', 'array'), ('details', 'object'), ('reason', 'string')
         ) AS spec (key, type)
         WHERE v_op ? spec.key AND jsonb_typeof(v_op -> spec.key) <> spec.type;
         IF v_bad IS NOT NULL THEN
@@ -151,7 +153,9 @@ BEGIN
                 (v_op ->> 'embedding')::vector,
                 coalesce(v_op -> 'details', '{}'),
                 v_cfg,
-                v_label
+                v_label,
+                -- the sources' history: 'consolidated into <record>', or the op's reason
+                reason => 'maintenance: merge: ' || left(v_op ->> 'reason', 500)
             );
             memory_id := v_res.memory_id;
             result := CASE v_res.action WHEN 'existing' THEN 'already merged' ELSE 'merged' END;
@@ -164,7 +168,9 @@ BEGIN
                 (v_op ->> 'embedding')::vector, v_cfg.embedding_dimensions,
                 v_label || 'embedding'
             );
-            PERFORM pymem._set_change_reason('maintenance: update');
+            PERFORM pymem._set_change_reason(
+                'maintenance: update' || coalesce(': ' || left(v_op ->> 'reason', 500), '')
+            );
             UPDATE pymem.memories AS m
             SET content = v_op ->> 'content',
                 embedding = (v_op ->> 'embedding')::vector,
@@ -176,7 +182,9 @@ BEGIN
             result := 'updated';
         ELSIF v_name = 'delete' THEN
             PERFORM pymem._maintenance_target(user_id, v_id, true, v_label);
-            PERFORM pymem._set_change_reason('maintenance: delete');
+            PERFORM pymem._set_change_reason(
+                'maintenance: delete' || coalesce(': ' || left(v_op ->> 'reason', 500), '')
+            );
             UPDATE pymem.memories AS m
             SET deleted_at = now()
             WHERE m.user_id = apply_maintenance.user_id AND m.id = v_id;

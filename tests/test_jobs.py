@@ -349,3 +349,13 @@ def test_a_reflection_merge_that_drops_a_value_applies_nothing(own, embedder):
     ):
         reflect(own, USER, chat, embedder)
     assert live(own) == {"Ann's flat has 3 rooms", "Ann's flat is on the 4th floor"}
+
+
+def test_a_plans_reasons_are_kept_in_the_history(own, embedder):
+    rome = write(own, embedder, "Ann lives in Rome")
+    plan = [op("delete", id=rome) | {"reason": "Ann said she moved to Turin"}]
+    with reflect_server(plan) as server, ChatClient(server.url, "m") as chat:
+        reflect(own, USER, chat, embedder)
+    assert live(own) == set()
+    (version,) = own.memory_history(USER, rome)
+    assert version.reason == "maintenance: delete: Ann said she moved to Turin"
