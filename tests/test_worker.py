@@ -297,3 +297,27 @@ def test_bad_options_are_refused(own, embedder):
                     {"dry_run": True}):  # fmt: skip
             with pytest.raises(ValueError):
                 MemoryWorker(own, chat, embedder, **bad)
+
+
+def test_run_forever_wakes_on_consolidation_due_not_the_poll(own, embedder, fresh_dsn):
+    with (
+        ChatServer(scripted({"pymem_consolidate": RECORD})) as server,
+        MemoryStore(fresh_dsn) as store,
+        ChatClient(server.url, "m") as chat,
+    ):
+        w = MemoryWorker(store, chat, embedder, poll_interval=60, jobs=["consolidate"])
+        thread = threading.Thread(target=w.run_forever, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 10
+            while w._listener is None and time.monotonic() < deadline:
+                time.sleep(0.05)  # listening: the first drain found nothing
+            assert w._listener is not None
+            tea(own, embedder)  # the third fragment announces the topic
+            while not w.counts.done and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            w.stop()
+            thread.join(10)
+    assert w.counts.done == {"consolidate": 1}, "heard consolidation_due within 10 s"
+    assert live(own) == {RECORD["content"]}
