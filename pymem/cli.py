@@ -720,8 +720,57 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 # -- bulk import --------------------------------------------------------------
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from pymem.export import write_export
+
+    with _store(args) as store:
+        if args.file in (None, "-"):
+            written = write_export(store, sys.stdout, args.user, embeddings=args.embeddings)
+        else:
+            with Path(args.file).open("w", encoding="utf-8") as out:
+                written = write_export(store, out, args.user, embeddings=args.embeddings)
+    rows = ", ".join(f"{n} {table}" for table, n in written.items()) or "no rows"
+    print(f"exported {rows}", file=sys.stderr)
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from pymem.export import restore
+
+    embedder = None
+
+    def embed(texts: list[str]):
+        nonlocal embedder
+        if embedder is None:
+            from pymem.embedder import default_embedder
+
+            embedder = default_embedder()
+            embedder.configure(store)
+        return embedder(texts)
+
+    with _store(args) as store:
+        try:
+            inserted = restore(store, args.file, user_id=args.user, embed=embed)
+        except ValueError as exc:
+            print(f"pymem import: {exc}", file=sys.stderr)
+            return 2
+        except PymemError as exc:
+            print(f"pymem import: {exc.one_line()}", file=sys.stderr)
+            return 2
+    rows = ", ".join(f"{n} {table}" for table, n in inserted.items()) or "no rows"
+    print(f"restored {rows}")
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
+    from pymem.export import is_export
     from pymem.importer import ImportResult, import_file
+
+    if is_export(args.file):
+        return _restore(args)
+    if args.user is not None:
+        print("pymem import: --user is for an export's rows (pymem export)", file=sys.stderr)
+        return 2
 
     embedder = None
 
@@ -1707,7 +1756,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="the name an interrupted import goes on under (default: the SHA-256 of the file's "
         "bytes, so a re-run of the same file skips the lines it committed)",
     )
+    p.add_argument(
+        "--user",
+        help="an export (pymem export): restore its rows as this user (default: their own)",
+    )
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "export",
+        help="write users' rows as JSONL that pymem import restores",
+        description="Every row of --user (default: every user) in every table of users' rows "
+        "(memories with their history and wordings, reviews, facts with history, contacts "
+        "with aliases, links and history, consolidations, reflections) as JSONL, streamed; "
+        "pymem import FILE restores it into a store (docs/operations.md).",
+    )
+    p.add_argument("--user", help="whose rows (default: every user of the store)")
+    p.add_argument(
+        "--no-embeddings",
+        dest="embeddings",
+        action="store_false",
+        help="leave the vectors out (a restore embeds the texts again)",
+    )
+    p.add_argument("file", nargs="?", help="the file to write (default: standard output)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("reviews", help="pairs waiting for the app's decision")
     p.add_argument("--user", required=True, help="whose review queue")

@@ -192,6 +192,14 @@ class UnparkedJob:
 
 
 @dataclass(frozen=True)
+class ExportRow:
+    """A row of ``pymem.export_rows``: a row of one of the user's tables, as JSON."""
+
+    table_name: str
+    row_data: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class StoredMemory:
     """A row of ``pymem.get_memories``: a live memory as it is."""
 
@@ -1569,6 +1577,25 @@ class MemoryStore(_StoreCore):
         )
 
     # -- bulk import ---------------------------------------------------------
+
+    @_sql
+    def export_rows(self, user_id: str | None = None) -> list[ExportRow]:
+        """``pymem.export_rows``: every row of the user (None: of every user the store's role
+        sees) in every exported table, in restore order. ``pymem export`` streams the same
+        query (pymem.export); this reads it whole."""
+        return _Call("SELECT * FROM pymem.export_rows(%s)", (user_id,), ExportRow, user_id=user_id)
+
+    @_sql
+    def import_rows(
+        self, user_id: str, table_name: str, rows_data: Sequence[Mapping[str, Any]]
+    ) -> int:
+        """``pymem.import_rows``: insert exported rows of one table for the user; the rows
+        inserted (one already there is left as it is)."""
+        return _Call(
+            "SELECT pymem.import_rows(%s, %s, %s)",
+            (user_id, table_name, _jsonb([dict(r) for r in rows_data])),
+            user_id=user_id,
+        )
 
     @_sql
     def import_lines_done(self, user_id: str, source: str) -> int:
