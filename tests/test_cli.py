@@ -193,3 +193,25 @@ def test_a_fact_with_del_or_c1_characters_prints_as_valid_json(fresh_dsn, capsys
     line = capsys.readouterr().out.splitlines()[0]
     shown = line.split(" = ", 1)[1].split("  ")[0]  # key (scope) = JSON  confidence source
     assert json.loads(shown) == value, line
+
+
+def test_recall_filters_by_metadata_and_source(fresh_dsn, capsys, embedder):
+    from pymem import MemoryStore
+
+    with MemoryStore(fresh_dsn) as store:
+        for text, meta, source in (
+            ("Ann reviews the Apollo budget on Mondays", {"project": "apollo", "n": 3}, "stated"),
+            ("Ann reviews the Gemini budget on Fridays", {"project": "gemini"}, "confirmed"),
+        ):
+            store.upsert("ann", text, embedder([text])[0], metadata=meta, source=source)
+    base = ["--dsn", fresh_dsn, "recall", "--user", "ann", "budget review"]
+    assert main([*base, "--filter", "project=apollo"]) == 0
+    out = capsys.readouterr().out
+    assert "Apollo" in out and "Gemini" not in out
+    assert main([*base, "--filter", "project=apollo", "--filter", "n=3"]) == 0
+    assert "Apollo" in capsys.readouterr().out  # 3 read as JSON: the number
+    assert main([*base, "--source", "confirmed"]) == 0
+    out = capsys.readouterr().out
+    assert "Gemini" in out and "Apollo" not in out
+    assert main([*base, "--filter", "nokey"]) == 2
+    assert "key=value" in capsys.readouterr().err
