@@ -6,25 +6,40 @@
 -- columns (fact history, wordings) get new numbers. What a worker holds
 -- (claims, an import's progress, events waiting on Citus) is not exported.
 
--- The exported tables in restore order (each after the tables its foreign
--- keys name), with the columns a restore writes: not the generated ones
--- (fingerprints, normalized names) nor the identity ones.
+-- The tables of users' rows, each named once: row-level security is set on
+-- them (sql/98_app_role.sql), and the exported ones are exported in this
+-- order (each after the tables its foreign keys name). What a worker holds
+-- (an import's progress, events waiting on Citus, claims) is not exported.
+CREATE OR REPLACE FUNCTION pymem._user_tables()
+RETURNS TABLE (table_name text, restore_order integer, exported boolean)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+    SELECT t.name, t.ord::integer, t.ord <= 13
+    FROM unnest(ARRAY[
+        'memories', 'memory_versions', 'memory_wordings', 'reviews', 'facts', 'fact_history',
+        'contacts', 'contact_aliases', 'contact_links', 'contact_history', 'consolidations',
+        'consolidation_announcements', 'reflections',
+        'import_progress', 'event_outbox', 'job_claims'
+    ]) WITH ORDINALITY AS t (name, ord)
+$$;
+
+-- The exported tables in restore order, with the columns a restore writes:
+-- not the generated ones (fingerprints, normalized names) nor the identity
+-- ones.
 CREATE OR REPLACE FUNCTION pymem._export_tables()
 RETURNS TABLE (table_name text, restore_order integer, columns text[])
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
-    SELECT t.name, t.ord, array_agg(a.attname::text ORDER BY a.attnum)
-    FROM unnest(ARRAY[
-        'memories', 'memory_versions', 'memory_wordings', 'reviews', 'facts', 'fact_history',
-        'contacts', 'contact_aliases', 'contact_links', 'contact_history', 'consolidations',
-        'consolidation_announcements', 'reflections'
-    ]) WITH ORDINALITY AS t (name, ord)
+    SELECT t.table_name, t.restore_order, array_agg(a.attname::text ORDER BY a.attnum)
+    FROM pymem._user_tables() AS t
     INNER JOIN pg_attribute AS a
-        ON a.attrelid = format('pymem.%I', t.name)::regclass
+        ON a.attrelid = format('pymem.%I', t.table_name)::regclass
         AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
-    GROUP BY t.name, t.ord
-    ORDER BY t.ord
+    WHERE t.exported
+    GROUP BY t.table_name, t.restore_order
+    ORDER BY t.restore_order
 $$;
 
 -- Every row of user_id (NULL: of every user the caller sees) in every

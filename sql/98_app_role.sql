@@ -57,12 +57,7 @@ BEGIN
         LEFT JOIN pg_policy AS p
             ON p.polrelid = c.oid AND p.polname = c.relname || '_of_current_user'
         WHERE c.relnamespace = 'pymem'::regnamespace AND c.relkind IN ('r', 'p')
-            AND c.relname = ANY(ARRAY[
-                'memories', 'memory_versions', 'memory_wordings', 'reviews', 'facts', 'fact_history',
-                'contacts', 'contact_aliases', 'contact_links', 'contact_history',
-                'consolidations', 'consolidation_announcements', 'import_progress',
-                'event_outbox', 'job_claims', 'reflections'
-            ])
+            AND c.relname IN (SELECT t.table_name FROM pymem._user_tables() AS t)
         ORDER BY c.relname
     LOOP
         IF NOT v_table.relrowsecurity THEN
