@@ -21,6 +21,7 @@ import json
 import math
 import random
 import threading
+from pathlib import Path
 
 import numpy as np
 import psycopg
@@ -1039,120 +1040,23 @@ def kept_apart(guards: str) -> str:
     return f"{RELATED}; not a duplicate: {guards}"
 
 
-DECISIONS = [
-    # (old, new, cosine, expected action, expected rule)
-    ("用户喜欢喝美式", "用户非常喜欢喝美式", 0.3, "duplicate", "same normalized text"),
-    ("User drinks americano, no sugar", "User drinks americano without sugar", 0.95, "duplicate",
-     "close embedding, same terms"),
-    ("用户每天早上喝一杯咖啡", "用户每天早上都喝一杯咖啡", 0.95, "duplicate",
-     "close embedding, same terms"),
-    ("User likes to go hiking in the Alps", "User likes to go hiking in the Alp", 0.55, "duplicate",
-     "near-identical text"),
-    # ... but not when the embeddings disagree that much
-    ("User likes to go hiking in the Alps", "User likes to go hiking in the Alp", 0.45, "inserted",
-     "no close memory"),
-    # a key term swapped: never a duplicate, at any cosine
-    ("花呗怎么还款", "借呗怎么还款", 0.99, "inserted", kept_apart("terms changed")),
-    ("User uses React for web apps", "User uses Vue for web apps", 0.99, "inserted",
-     kept_apart("another person, terms changed")),
-    # the same terms in another order
-    ("学生喜欢什么样的老师", "老师喜欢什么样的学生", 0.99, "inserted",
-     kept_apart("roles exchanged")),
-    ("Flights from Denver to Boston", "Flights from Boston to Denver", 0.99, "inserted",
-     kept_apart("roles exchanged")),
-    # another value of the same statement
-    ("My A1C is 7.2%", "My A1C is 6.8%", 0.85, "superseded", "same statement, new value"),
-    ("每周跑步三次", "每周跑步五次", 0.85, "superseded", "same statement, new value"),
-    ("Meeting with Bob at 3pm", "Meeting with Bob at 4pm", 0.95, "superseded",
-     "same statement, new value"),
-    # a count in words and the half of the day are values too (they merged as duplicates)
-    ("Ivo has two cats", "Ivo has three cats", 0.9, "superseded", "same statement, new value"),
-    ("Ada swims twice a week", "Ada swims three times a week", 0.91, "inserted",
-     kept_apart("other values or negation, below the duplicate threshold")),
-    ("Ivo's flight leaves at 8am", "Ivo's flight leaves at 8pm", 0.98, "superseded",
-     "same statement, new value"),
-    # a sign is part of the value, normalizing drops it ("-200" / "200")
-    ("Ivo's balance is -200 euros", "Ivo's balance is 200 euros", 0.97, "superseded",
-     "same statement, new value"),
-    # a word a symbol ends names another thing than the word ("C++" / "C#" / "C", "A+" /
-    # "A"): normalizing drops the symbol, so the texts would be one and their trigrams equal
-    ("Ivo codes in C++", "Ivo codes in C#", 0.97, "inserted",
-     kept_apart("other values or negation")),
-    ("Ivo codes in C", "Ivo codes in C++", 0.97, "inserted",
-     kept_apart("other values or negation")),
-    ("Ada got an A+ in maths", "Ada got an A in maths", 0.97, "inserted",
-     kept_apart("other values or negation")),
-    ("Ivo codes in C#.", "Ivo codes in C#", 0.3, "duplicate", "same normalized text"),
-    # ... the same ones in another order are the same ones: a new value stays a new value
-    ("Ivo uses C++ and C# for 3 projects", "Ivo uses C# and C++ for 4 projects", 0.97,
-     "superseded", "same statement, new value"),
-    # negation is not a value
-    ("User likes cats", "User does not like cats", 0.95, "inserted",
-     kept_apart("other values or negation")),
-    ("用户喜欢猫", "用户不喜欢猫", 0.95, "inserted", kept_apart("other values or negation")),
-    # far apart
-    ("User collects stamps", "User owns a red bicycle", 0.2, "inserted", "no close memory"),
-    # nothing but symbols: the words say nothing, the vectors alone do not merge
-    ("👍", "👎", 0.95, "inserted", kept_apart("no content terms")),
-    # the same terms in the other voice, in the related band: not close enough to merge
-    ("Kim mentors Ada", "Ada is mentored by Kim", 0.8, "inserted",
-     kept_apart("below the duplicate threshold")),
-    # a moved clause or another voice is no role swap (migration 0016: role_swap)...
-    ("Ivo and Kim are Ada's neighbours", "Ada's neighbours are Ivo and Kim", 0.97, "duplicate",
-     "near-identical text"),
-    ("Every Friday Ivo plays chess", "Ivo plays chess every Friday", 0.95, "duplicate",
-     "near-identical text"),
-    ("Ada is mentored by Kim", "Kim mentors Ada", 0.95, "duplicate",
-     "close embedding, same terms"),
-    ("周末小林喜欢去爬山", "小林周末喜欢去爬山", 0.95, "duplicate", "close embedding, same terms"),
-    # ... nor one block of terms moved past words it did not keep (pymem._moved_block)
-    ("Ivo works remotely for a company in Lima", "Ivo works remotely for a Lima company", 0.98,
-     "duplicate", "near-identical text"),
-    ("Ada's cat Tofu is nine years old", "Tofu, Ada's cat, is nine years old", 0.95, "duplicate",
-     "near-identical text"),
-    ("小林买了一辆新电动车", "小林新买了一辆电动车", 0.98, "duplicate",
-     "close embedding, same terms"),
-    # ... the parties exchanging their roles is, in either voice, with pronouns and values
-    ("Ada mentors Kim", "Kim mentors Ada", 0.99, "inserted", kept_apart("roles exchanged")),
-    # ... and a move that also exchanges a term, or moves in a long sentence, is not
-    # taken as a restatement (PAWS: the words of one sentence reshuffled)
-    ("The storm was small with a wide eye", "The storm was wide with a little eye", 0.99,
-     "inserted", kept_apart("terms changed")),
-    ("Ivo works for a firm in Lima with his old friends Ada and Kim from the chess club",
-     "Ivo works for a Lima firm with his old friends Ada and Kim from the chess club", 0.99,
-     "inserted", kept_apart("roles exchanged")),
-    # a block moved that keeps the little words linking the parties is a swap
-    ("Trains run from Lima to Cusco", "Trains run from Cusco to Lima", 0.99, "inserted",
-     kept_apart("roles exchanged")),
-    ("Ada calls her mother every Sunday", "Ada's mother calls her every Sunday", 0.99, "inserted",
-     kept_apart("roles exchanged")),
-    ("The user's sister babysits Kim's kids", "Kim's sister babysits the user's kids", 0.99,
-     "inserted", kept_apart("roles exchanged")),
-    ("Ada was hired by Kim", "Ada hired Kim", 0.99, "inserted", kept_apart("roles exchanged")),
-    # a relation said with a possessive, then with "of", that changes hands
-    ("Ivo's boss is Kim", "Ivo is the boss of Kim", 0.99, "inserted",
-     kept_apart("roles exchanged")),
-    ("何静是胡明的领导", "胡明是何静的领导", 0.99, "inserted", kept_apart("roles exchanged")),
-    ("你讨厌我", "我讨厌你", 0.99, "inserted", kept_apart("roles exchanged")),
-    ("Ranked 19th in the poll of the 7th year", "Ranked 7th in the poll of the 19th year", 0.99,
-     "inserted", kept_apart("roles exchanged")),
-    # a Chinese statement that adds a detail changes one side only: twice the share of
-    # changed terms (here 2 of 9); a question that adds a word asks another thing
-    ("唐宁在乐队弹贝斯", "唐宁在一个乐队里弹贝斯", 0.95, "duplicate",
-     "close embedding, same terms"),
-    ("唐宁在哪个乐队弹贝斯", "唐宁在哪个乐队里弹电贝斯", 0.95, "inserted",
-     kept_apart("terms changed")),
-    # a synonym and an inflection change no term
-    ("Ivo has a parrot called Kiki", "Ivo has a parrot named Kiki", 0.97, "duplicate",
-     "close embedding, same terms"),
-    ("Ivo runs every morning", "Ivo went running every morning", 0.95, "duplicate",
-     "close embedding, same terms"),
-    # another person is another fact, however close (same_people)
-    ("Ivo works at a bakery", "Ivo's wife works at a bakery", 0.97, "inserted",
-     kept_apart("another person")),
-    ("Ivo's thesis is supervised by Professor Shah", "Ivo's thesis is supervised by Professor Lin",
-     0.97, "inserted", kept_apart("another person")),
-]  # fmt: skip
+# The cases are data (tests/data/decision_cases.jsonl, a JSON object a line): old, new,
+# their cosine, the expected action, and either the rule that decides or, for a pair in
+# the related band, the guards that keep it apart (kept_apart_by); why says what a group
+# of cases shows. tests/test_explain.py reads the same table.
+DECISION_CASES = Path(__file__).with_name("data") / "decision_cases.jsonl"
+
+
+def _decisions() -> list[tuple[str, str, float, str, str]]:
+    cases = [json.loads(line) for line in DECISION_CASES.read_text(encoding="utf-8").splitlines()]
+    return [
+        (c["old"], c["new"], c["cosine"], c["action"],
+         kept_apart(c["kept_apart_by"]) if "kept_apart_by" in c else c["rule"])
+        for c in cases
+    ]  # fmt: skip
+
+
+DECISIONS = _decisions()
 
 
 # one topic, close vectors, one term changed: the topic's new value, not a duplicate
