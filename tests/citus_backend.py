@@ -106,6 +106,9 @@ _CLOCKS = (
 # Tests of the contract modules that depend on what a Citus store does differently,
 # by module, with the reason.
 SKIP: dict[str, dict[str, str]] = {
+    "tests/test_worker.py": {
+        "test_run_forever_wakes_on_consolidation_due_not_the_poll": _EVENTS,
+    },
     "tests/test_consolidation.py": {
         "test_a_record_absorbs_more_sources_keeping_its_id_and_its_guards": _PRIVATE,
         "test_a_record_consolidated_again_keeps_its_alternatives": _STABLE_UPDATE,
