@@ -720,9 +720,30 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 # -- bulk import --------------------------------------------------------------
 
 
+class _LazyEmbedder:
+    """The bundled embedder, loaded and configured on ``store`` at its first call: an
+    import whose lines carry their vectors never loads it."""
+
+    def __init__(self) -> None:
+        self.store: Any = None
+        self._embed: Any = None
+
+    def __call__(self, texts: list[str]) -> Any:
+        if self._embed is None:
+            from pymem.embedder import default_embedder
+
+            self._embed = default_embedder()
+            self._embed.configure(self.store)
+        return self._embed(texts)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from pymem.export import write_export
 
+    if args.file not in (None, "-") and Path(args.file).exists() and not args.yes:
+        print(f"pymem export: {args.file} exists and would be overwritten: add --yes",
+              file=sys.stderr)  # fmt: skip
+        return 2
     with _store(args) as store:
         if args.file in (None, "-"):
             written = write_export(store, sys.stdout, args.user, embeddings=args.embeddings)
@@ -737,18 +758,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _restore(args: argparse.Namespace) -> int:
     from pymem.export import restore
 
-    embedder = None
-
-    def embed(texts: list[str]):
-        nonlocal embedder
-        if embedder is None:
-            from pymem.embedder import default_embedder
-
-            embedder = default_embedder()
-            embedder.configure(store)
-        return embedder(texts)
-
+    embed = _LazyEmbedder()
     with _store(args) as store:
+        embed.store = store
         try:
             inserted = restore(store, args.file, user_id=args.user, embed=embed)
         except ValueError as exc:
@@ -772,18 +784,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         print("pymem import: --user is for an export's rows (pymem export)", file=sys.stderr)
         return 2
 
-    embedder = None
-
-    def embed(texts: list[str]):
-        nonlocal embedder
-        if embedder is None:
-            from pymem.embedder import default_embedder
-
-            embedder = default_embedder()
-            embedder.configure(store)
-        return embedder(texts)
-
-    store = _store(args)
+    embed = _LazyEmbedder()
+    store = embed.store = _store(args)
     result = ImportResult()
     with store:
         # the whole file is read, and its JSON, users and texts checked, before the first
@@ -1114,20 +1116,7 @@ def _add_worker_parser(sub) -> None:
         help="also reflect for a user who wrote anything since a reflection this old",
     )
     _model_options(p, "PYMEM_MODEL")
-    p.add_argument("--batch", type=int, default=5, help="jobs claimed at a time (5)")
-    p.add_argument(
-        "--lease",
-        type=float,
-        default=600.0,
-        help="seconds a claim lasts (600: must cover a batch's model calls)",
-    )
-    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (5)")
-    p.add_argument(
-        "--retry-after",
-        type=float,
-        default=5.0,
-        help="seconds before a failed job is tried again, doubling per attempt (5)",
-    )
+    _claim_options(p, "jobs", "model calls")
     p.set_defaults(func=cmd_worker)
 
 
@@ -1202,20 +1191,7 @@ def _add_review_parser(sub) -> None:
         "--unpark", action="store_true", help="put --user's parked reviews back in the queue"
     )
     _model_options(p, "PYMEM_JUDGE_MODEL")
-    p.add_argument("--batch", type=int, default=5, help="reviews claimed at a time (5)")
-    p.add_argument(
-        "--lease",
-        type=float,
-        default=600.0,
-        help="seconds a claim lasts (600: must cover a batch's judge calls)",
-    )
-    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (5)")
-    p.add_argument(
-        "--retry-after",
-        type=float,
-        default=5.0,
-        help="seconds before a failed review is tried again, doubling per attempt (5)",
-    )
+    _claim_options(p, "reviews", "judge calls")
     p.set_defaults(func=cmd_review)
 
 
@@ -1451,6 +1427,24 @@ def _add_eval_parser(sub) -> None:
         "--yes", action="store_true", help="drop a --database that holds tables (not a store)"
     )
     p.set_defaults(func=cmd_eval)
+
+
+def _claim_options(p: argparse.ArgumentParser, what: str, calls: str) -> None:
+    """The claim options of a worker (pymem review, pymem worker)."""
+    p.add_argument("--batch", type=int, default=5, help=f"{what} claimed at a time (5)")
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=600.0,
+        help=f"seconds a claim lasts (600: must cover a batch's {calls})",
+    )
+    p.add_argument("--poll", type=float, default=5.0, help="seconds between polls (5)")
+    p.add_argument(
+        "--retry-after",
+        type=float,
+        default=5.0,
+        help=f"seconds before a failed one of the {what} is tried again, doubling per attempt (5)",
+    )
 
 
 def _model_options(
@@ -1778,6 +1772,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave the vectors out (a restore embeds the texts again)",
     )
     p.add_argument("file", nargs="?", help="the file to write (default: standard output)")
+    p.add_argument("--yes", action="store_true", help="overwrite FILE when it exists")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("reviews", help="pairs waiting for the app's decision")

@@ -548,9 +548,13 @@ class _Reviewer:
             return False  # anyone may NOTIFY on the channel: events are hints
         return (
             isinstance(event, dict)
-            and event.get("event") == "review_due"
+            and self._wakes_on(event.get("event"))
             and (self.user_id is None or event.get("user_id") == self.user_id)
         )
+
+    def _wakes_on(self, event: Any) -> bool:
+        """Whether an event of this name is work of this worker's."""
+        return event == "review_due"
 
     def _outcome(self, outcome: ReviewOutcome) -> None:
         if self.on_outcome is not None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -282,16 +281,8 @@ class _Worker(_Reviewer):
         if self.on_job is not None:
             self.on_job(outcome)
 
-    def _due(self, payload: str) -> bool:
-        try:
-            event = json.loads(payload)
-        except ValueError:
-            return False  # anyone may NOTIFY on the channel: events are hints
-        return (
-            isinstance(event, dict)
-            and EVENTS.get(event.get("event")) in self.jobs
-            and (self.user_id is None or event.get("user_id") == self.user_id)
-        )
+    def _wakes_on(self, event: Any) -> bool:
+        return EVENTS.get(event) in self.jobs
 
 
 class MemoryWorker(_Worker, ReviewWorker):

@@ -100,3 +100,13 @@ def test_restore_refuses_what_is_not_an_export_row(second_store, tmp_path, capsy
     assert "not a row of an export" in capsys.readouterr().err
     with MemoryStore(second_store) as store, pytest.raises(Exception, match="table_name"):
         store.import_rows("ann", "settings", [{}])
+
+
+def test_export_does_not_overwrite_a_file_without_yes(source, tmp_path, capsys):
+    path = tmp_path / "kept.jsonl"
+    path.write_text("what was there\n")
+    assert main(["--dsn", source, "export", "--user", "ann", str(path)]) == 2
+    assert "--yes" in capsys.readouterr().err
+    assert path.read_text() == "what was there\n"
+    assert main(["--dsn", source, "export", "--user", "ann", "--yes", str(path)]) == 0
+    assert path.read_text().startswith('{"type": "pymem-export"')
