@@ -42,6 +42,15 @@ STATED = [
     ("The twins visit tomorrow", END_OF_DAY + timedelta(days=1)),
     ("老周下周出差", END_OF_WEEK + timedelta(days=7)),
     ("Lena has exams next month", datetime(2027, 2, 1, tzinfo=timezone.utc)),
+    # words between "until" and the day, in one clause; a sentence after it is another
+    (
+        "Dean's printer is out of action until a replacement part arrives next Tuesday",
+        datetime(2026, 12, 23, tzinfo=timezone.utc),
+    ),
+    ("He stays until Monday. Next Friday he flies.", datetime(2026, 12, 15, tzinfo=timezone.utc)),
+    ("Ruth is missing choir for a fortnight", AT + timedelta(days=14)),
+    ("陈晓燕要半个月才回安溪", AT + timedelta(days=15)),
+    ("王强半年不喝酒", datetime(2027, 6, 9, 15, 0, tzinfo=timezone.utc)),
     # no end stated: the kind's default applies
     ("Maya has a cold and is staying home", None),
     ("每周三游泳", None),

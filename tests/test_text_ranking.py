@@ -188,3 +188,31 @@ def test_a_write_waiting_for_review_beside_an_earlier_memory_ranks_above_it(stor
     hits = store.recall("ann", unit(0), 2)
     assert [h.memory_id for h in hits] == [old.memory_id, new.memory_id]
     assert hits[0].score > hits[1].score
+
+
+def test_the_topics_words_count_as_the_memorys(store, conn):
+    """A question asked in the words of a memory's topic ("work" of work:job) finds it
+    above an equally close memory without them (pymem._searchable)."""
+    job = add(store, conn, "Yiwen plays cello in a chamber orchestra", at_cosine(0.5, 0, 1),
+              topic="work:job")  # fmt: skip
+    other = add(store, conn, "Yiwen rents a flat in Tiong Bahru", at_cosine(0.5, 0, 2))
+    hits = store.recall("alice", unit(0), 2, query_text="What does Yiwen do for work?")
+    assert [h.memory_id for h in hits] == [job, other]
+    assert hits[0].lexical > hits[1].lexical  # both hold "Yiwen"; one holds "work"
+
+
+def test_a_question_about_now_lifts_live_states_more(store, conn):
+    """A live state a little further from the question than a fact ranks above it when the
+    question asks about the present: the lift is pymem._now_state_lift() times
+    settings.recall_state_boost (0.1), so a gap of 0.12 is crossed, not a gap of 0.2."""
+    fact = add(store, conn, "Mei works at the lab on Tuesdays", at_cosine(0.6, 0, 1), "habit")
+    near = add(store, conn, "Mei is working from home", at_cosine(0.48, 0, 2), "state")
+    far = add(store, conn, "Mei has a sore throat", at_cosine(0.40, 0, 3), "state")
+    (lift,) = conn.execute("SELECT pymem._now_state_lift()").fetchone()
+    assert lift == 1.5
+
+    def order(question):
+        return [h.memory_id for h in store.recall("alice", unit(0), 3, query_text=question)]
+
+    assert order("Is Mei in the office right now?") == [near, fact, far]
+    assert order("Is Mei in the office on Tuesdays?") == [fact, near, far]
