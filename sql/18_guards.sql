@@ -50,16 +50,19 @@ BEGIN
         'people named: %s / %s', pymem._people(old_content), pymem._people(new_content)
     ) END;
     RETURN NEXT;
-    guard := 'no content terms';
-    fired := e.total_terms = 0;
-    detail := NULL;
-    RETURN NEXT;
+    -- the words must confirm what the embedding says: a text with no content
+    -- term ("👍" / "👎") confirms nothing, whatever its vector
     guard := 'terms changed';
-    fired := e.changed_terms > pymem._rule('always_changed_terms') AND e.changed_terms > v_allowed;
-    detail := CASE WHEN old_content IS NOT NULL AND e.total_terms IS NOT NULL THEN format(
-        '%s of %s content terms changed; near-identical text may change 1, a close embedding %s',
-        e.changed_terms, e.total_terms, round(v_allowed::numeric, 2)
-    ) END;
+    fired := e.total_terms = 0
+        OR (e.changed_terms > pymem._rule('always_changed_terms') AND e.changed_terms > v_allowed);
+    detail := CASE
+        WHEN old_content IS NOT NULL AND e.total_terms = 0
+            THEN 'no content term on either side: the words cannot confirm the embedding'
+        WHEN old_content IS NOT NULL AND e.total_terms IS NOT NULL THEN format(
+            '%s of %s content terms changed; near-identical text may change 1, a close embedding %s',
+            e.changed_terms, e.total_terms, round(v_allowed::numeric, 2)
+        )
+    END;
     RETURN NEXT;
     guard := 'below the duplicate threshold';
     fired := e.similarity < v_dedup AND NOT (
