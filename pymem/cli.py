@@ -216,6 +216,17 @@ def _report_unrepaired(dsn: str) -> None:
         print(f"not repaired: {line}; {why}", file=sys.stderr)
 
 
+def cmd_extension(args: argparse.Namespace) -> int:
+    from pymem import extension
+
+    if args.extension_action == "files":
+        for path in extension.write_files(Path(args.out)):
+            print(path)
+        return 0
+    sys.stdout.write(extension.tle_script())
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """0: the store is what this release installs; 1: it differs (each difference
     printed); 2: no connection (main's handler), or a store distributed with Citus."""
@@ -1571,6 +1582,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--yes", action="store_true", help="with --rollback: drop a store that holds memories"
     )
     p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser(
+        "extension",
+        help="pymem as a PostgreSQL extension: write its files (CREATE EXTENSION pymem), "
+        "or print its pg_tle install for managed services (docs/operations.md)",
+    )
+    actions = p.add_subparsers(dest="extension_action", required=True)
+    f = actions.add_parser(
+        "files",
+        help="write the control file, META.json and the install and update scripts into "
+        "DIR (then copy them into $(pg_config --sharedir)/extension, or run make install)",
+    )
+    f.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
+    actions.add_parser(
+        "tle",
+        help="print the pg_tle calls that install this release where only SQL reaches "
+        "(Amazon RDS and Aurora, Supabase): run them with psql",
+    )
+    p.set_defaults(func=cmd_extension)
 
     p = sub.add_parser(
         "check",

@@ -236,6 +236,15 @@ class AppRoleMissing(PymemError):
     sqlstate = "PM052"
 
 
+class OtherInstallation(PymemError):
+    """The store was installed the other way: ``pymem migrate`` on a store that
+    ``CREATE EXTENSION pymem`` made (at another level, or asked to roll back,
+    partition or distribute it), or ``CREATE EXTENSION pymem`` where ``pymem migrate``
+    made a store. Nothing was changed."""
+
+    sqlstate = "PM053"
+
+
 # -- distribution with Citus (PM060-PM069; docs/scaling.md) --
 
 

@@ -443,6 +443,9 @@ def migrate(
             raise InvalidParameter(
                 "shard_count (--shards) needs citus (--citus)", sqlstate=InvalidParameter.sqlstate
             )
+        installed = _extension_level(conn)
+        if installed is not None:
+            return _on_extension(conn, installed, dimensions, rollback, partitions, citus)
         if citus and not rollback:
             _check_citus_cluster(conn)
         if rollback and state == "distributed":
@@ -501,6 +504,52 @@ def migrate(
                     (leaves,),
                 ).fetchall()
         return result
+
+
+def _extension_level(conn: psycopg.Connection) -> int | None:
+    """The schema level of a store installed with CREATE EXTENSION pymem; None for one
+    made by migrate, or none yet."""
+    from pymem.extension import level_of
+
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'pymem'").fetchone()
+    return None if row is None else level_of(row[0])
+
+
+def _on_extension(conn, level: int, dimensions, rollback: bool, partitions, citus: bool):
+    """``migrate`` on a store the extension installed: its objects belong to the
+    extension, and only ALTER EXTENSION changes them. A current one needs nothing
+    (``dimensions`` still set for an empty store); anything else is refused, never
+    done twice."""
+    from pymem.errors import OtherInstallation
+    from pymem.extension import version
+
+    shipped = shipped_schema_version()
+    name = f"the extension pymem {version(level)}"
+    if rollback:
+        raise OtherInstallation(
+            f"this store is {name}: pymem migrate --rollback does not remove it",
+            hint="DROP EXTENSION pymem removes it (and every row in it).",
+        )
+    if partitions is not None or citus:
+        raise OtherInstallation(
+            f"this store is {name}: --partitions and --citus need a store made by pymem migrate",
+            hint="Tables rebuilt after the install would leave the extension (docs/operations.md).",
+        )
+    if level != shipped:
+        raise OtherInstallation(
+            f"this store is {name}; this release ships level {shipped:04d}",
+            hint=f"Install this release's extension files (pymem extension files) and run "
+            f"ALTER EXTENSION pymem UPDATE TO '{version(shipped)}'."
+            if level < shipped
+            else "This release is older than the store: use the release that installed it.",
+        )
+    result = MigrateResult([], [], 0, None)
+    if dimensions is not None:
+        with wrap_errors(), conn.transaction():
+            result.dimensions = conn.execute(
+                "SELECT pymem._set_dimensions(%s)", (dimensions,)
+            ).fetchone()[0]
+    return result
 
 
 def migration_states(dsn: str) -> list[MigrationState]:

@@ -187,13 +187,19 @@ def _quoted(name: str) -> str:
 
 
 def applied_migrations(conn: psycopg.Connection) -> list[str]:
-    """The shipped migrations yoyo records as applied to this store, in order. yoyo's
+    """The shipped migrations yoyo records as applied to this store, in order (those up
+    to its level, for a store installed with CREATE EXTENSION pymem). yoyo's
     table lives where its first session created it (public, usually); another app's
     migrations in it are not pymem's and are left out."""
     from pymem.migrate import migrations_dir
 
     shipped = sorted(p.name.removesuffix(".sql") for p in migrations_dir().glob("[0-9]*.sql")
                      if not p.name.endswith(".rollback.sql"))  # fmt: skip
+    installed = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'pymem'").fetchone()
+    if installed is not None:  # CREATE EXTENSION pymem: its version is its level
+        from pymem.extension import level_of
+
+        return [m for m in shipped if int(m.split(".", 1)[0]) <= level_of(installed[0])]
     tables = conn.execute(
         "SELECT c.oid::regclass::text FROM pg_class AS c"
         " WHERE c.relname = '_yoyo_migration' AND c.relkind IN ('r', 'p')"

@@ -4,10 +4,14 @@
 -- Roles are cluster-wide, outside any dump of the database: a store
 -- restored into a new cluster comes back without pymem_app, its policies
 -- and its grants (each statement naming the role failed). The role is made
--- here, as migration 0002 made it first, so that every migrate repairs
--- such a store; a migrating role that may not create roles is told what to
--- run instead.
-DO $$
+-- here, as migration 0002 made it first, so that every migrate (and
+-- pymem.setup(), for a store installed as an extension) repairs such a
+-- store; a role that may not create roles is told what to run instead.
+CREATE OR REPLACE FUNCTION pymem._create_app_role()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'pymem_app') THEN
         CREATE ROLE pymem_app NOLOGIN;
@@ -19,9 +23,11 @@ EXCEPTION
     RAISE EXCEPTION 'the role pymem_app does not exist, and % may not create it', current_user
         USING ERRCODE = 'PM052',
             HINT = 'As a superuser: CREATE ROLE pymem_app NOLOGIN (or restore the roles first: '
-                'pg_dumpall --roles-only), then run pymem migrate again.';
+                'pg_dumpall --roles-only), then run pymem migrate (or pymem.setup()) again.';
 END;
 $$;
+
+SELECT pymem._create_app_role();
 
 -- Every table of users' rows has row-level security and the policy
 -- <table>_of_current_user: pymem_app sees and changes only the rows of the

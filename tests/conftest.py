@@ -10,7 +10,9 @@ tables are hash-partitioned by user_id into N leaves (``.ci/run`` does both).
 store distributed with Citus (tests/citus_backend.py; ``.ci/run`` does that too).
 ``PYMEM_TEST_RESTORE=<form>`` makes the template a populated store dumped and
 restored in that form, its users' rows then emptied (tests/backup.py; ``.ci/run``
-runs the contract modules so).
+runs the contract modules so). ``PYMEM_TEST_INSTALL=extension`` makes it a store
+installed with ``CREATE EXTENSION pymem`` and ``pymem.setup()`` (tests/extension_install.py;
+``.ci/run`` runs the contract modules on one).
 
 Isolation: ``pymem_test_template`` is migrated once through the real migrate
 path. Most tests get ``conn``: a connection to a database cloned from it, inside
@@ -44,6 +46,18 @@ DIM = 512
 PARTITIONS = int(os.environ.get("PYMEM_TEST_PARTITIONS") or 0) or None
 # a form of tests/backup.py's FORMATS: the template is a restored dump of a used store
 RESTORE = os.environ.get("PYMEM_TEST_RESTORE") or None
+# "extension": the template is installed with CREATE EXTENSION pymem and pymem.setup()
+# (tests/extension_install.py) instead of pymem migrate
+INSTALL = os.environ.get("PYMEM_TEST_INSTALL") or "migrate"
+
+
+def _install(dsn: str) -> None:
+    if INSTALL == "extension":
+        from tests import extension_install
+
+        extension_install.install(dsn)
+    else:
+        migrate(dsn, partitions=PARTITIONS)
 
 
 def _with_dbname(dsn: str, dbname: str) -> str:
@@ -116,7 +130,7 @@ def template_dsn(admin_dsn: str) -> Iterator[str]:
     if RESTORE:
         _restored_template(admin_dsn, dsn)
     else:
-        migrate(dsn, partitions=PARTITIONS)
+        _install(dsn)
     yield dsn
 
 
@@ -129,7 +143,7 @@ def _restored_template(admin_dsn: str, template: str) -> None:
     _drop(admin_dsn, source)
     create_database(admin_dsn, source)
     source_dsn = _with_dbname(admin_dsn, source)
-    migrate(source_dsn, partitions=PARTITIONS)
+    _install(source_dsn)
     backup.populate(source_dsn)
     with tempfile.TemporaryDirectory() as directory:
         dumps = backup.dump(source_dsn, Path(directory))

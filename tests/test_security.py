@@ -442,7 +442,8 @@ def test_helpers_no_invoker_path_needs_are_not_executable(conn):
               "_sync_partition_security", "_table_dependents", "distribute_by_user",
               "_citus_create_outbox", "_citus_distribute_tables", "_citus_distribute_types",
               "_citus_distribute_functions", "_citus_regrant", "_fit_recall_plans",
-              "_secure_user_tables"}  # fmt: skip
+              "_secure_user_tables", "_create_app_role", "_grant_app_role",
+              "_seed_configuration", "setup"}  # fmt: skip
     for signature, name, is_trigger, app, public in rows:
         if is_trigger or name in closed:
             assert not app and not public, signature
