@@ -195,7 +195,9 @@ def applied_migrations(conn: psycopg.Connection) -> list[str]:
 
     shipped = sorted(p.name.removesuffix(".sql") for p in migrations_dir().glob("[0-9]*.sql")
                      if not p.name.endswith(".rollback.sql"))  # fmt: skip
-    installed = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'pymem'").fetchone()
+    installed = conn.execute(
+        "SELECT extversion FROM pg_extension WHERE extname = 'pymem'"
+    ).fetchone()
     if installed is not None:  # CREATE EXTENSION pymem: its version is its level
         from pymem.extension import level_of
 

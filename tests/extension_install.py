@@ -16,7 +16,9 @@ from pymem import extension
 _DIRS: dict[tuple, Path] = {}
 
 
-def files_dir(sources: extension.Sources | None = None, extra: dict[str, str] | None = None) -> Path:
+def files_dir(
+    sources: extension.Sources | None = None, extra: dict[str, str] | None = None
+) -> Path:
     """A directory holding ``extension/`` with the files of ``sources`` (this release by
     default) and ``extra`` files beside them; made once per process and argument."""
     key = (sources, tuple(sorted((extra or {}).items())))
