@@ -238,3 +238,42 @@ def test_the_cli_writes_the_files_and_prints_the_pg_tle_install(tmp_path):
     tle = extension.tle_script()
     assert tle.count("pgtle.install_update_path(") == shipped_schema_version() - 1
     assert "pgtle.install_extension('pymem'" in tle
+
+
+def test_the_shipped_extension_files_are_those_the_sources_make():
+    """extension/ (what `make install` copies) is generated, never edited: after a change
+    in migrations/ or sql/, run `python -m pymem.extension --out extension`."""
+    shipped = {p.name: p.read_text(encoding="utf-8") for p in (REPO / "extension").iterdir()}
+    stale = sorted(n for n, text in extension.files().items() if shipped.get(n) != text)
+    assert not stale, f"regenerate extension/ (python -m pymem.extension --out extension): {stale}"
+    assert sorted(shipped) == sorted(extension.files())
+
+
+def test_a_store_of_another_dimension_restores_into_a_prepared_database(
+    new_database, tmp_path, monkeypatch
+):
+    """The documented way for a dimension other than the install's 512: the target is
+    installed and set up without configuration rows first, then the rows restored."""
+    source, target = new_database(), new_database()
+    install(source, dimensions=3)
+    with MemoryStore(source) as store:
+        store.upsert("ann", "Ann drinks green tea", [1.0, 0.0, 0.0])
+        store.upsert("ann", "Ann walks to work", [0.0, 1.0, 0.0])
+    dumps = backup.dump(source, tmp_path)
+    with psycopg.connect(target, autocommit=True, options=options(files_dir())) as conn:
+        conn.execute("CREATE EXTENSION pymem CASCADE")
+        conn.execute("SELECT * FROM pymem.setup(dimensions => 3, seed => false)")
+    monkeypatch.setenv("PGOPTIONS", options(files_dir()))
+    done = subprocess.run(
+        [backup._bin("pg_restore"), "--data-only", "-d", target, str(dumps["custom"])],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    with psycopg.connect(target, autocommit=True) as conn:
+        conn.execute("SELECT * FROM pymem.setup()")
+        assert drift(conn) == []
+    assert _rows(target) == _rows(source)
+    with MemoryStore(target) as store:
+        assert [r.content for r in store.recall("ann", [0.0, 1.0, 0.0], k=1)] == [
+            "Ann walks to work"
+        ]
