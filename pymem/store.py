@@ -466,6 +466,14 @@ class MaintenanceResult:
 
 
 @dataclass(frozen=True)
+class SetupStep:
+    """A row of ``pymem.setup``: a step it took and what it did."""
+
+    step: str
+    detail: str
+
+
+@dataclass(frozen=True)
 class PartitionedTable:
     table_name: str
     partition_count: int
@@ -2248,6 +2256,13 @@ class MemoryStore(_StoreCore):
         """``pymem.partition_by_user``: hash-partition every table of users' rows by
         user_id, rows kept (the store's owner only; ``pymem migrate --partitions N``)."""
         return _Call("SELECT * FROM pymem.partition_by_user(%s)", (partitions,), PartitionedTable)
+
+    @_sql
+    def setup(self, dimensions: int | None = None, *, seed: bool = True) -> list[SetupStep]:
+        """``pymem.setup``: after ``CREATE EXTENSION pymem``, the configuration rows, the
+        dimension of an empty store, the role pymem_app, its row-level security and
+        grants (the store's owner only; docs/operations.md, "Install")."""
+        return _Call("SELECT * FROM pymem.setup(%s, %s)", (dimensions, seed), SetupStep)
 
     @_sql
     def store_partitions(self) -> int | None:

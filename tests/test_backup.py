@@ -234,15 +234,17 @@ def test_a_migrating_role_that_may_not_create_the_role_is_told_what_to_run(
     from pymem.migrate import sql_dir
 
     text = (sql_dir() / "98_app_role.sql").read_text(encoding="utf-8")
-    make_role = text[: text.index("$$;") + 3]
+    make_role = text[: text.index("SELECT pymem._create_app_role();")]
     assert "CREATE ROLE pymem_app" in make_role
     target = _empty_database(cluster_without_the_role)
     with psycopg.connect(target, autocommit=True) as conn:
         conn.execute("DROP ROLE IF EXISTS pymem_owner_without_createrole")
         conn.execute("CREATE ROLE pymem_owner_without_createrole NOCREATEROLE")
+        conn.execute("CREATE SCHEMA pymem AUTHORIZATION pymem_owner_without_createrole")
         conn.execute("SET ROLE pymem_owner_without_createrole")
+        conn.execute(make_role)
         with pytest.raises(AppRoleMissing) as refused, wrap_errors():
-            conn.execute(make_role)
+            conn.execute("SELECT pymem._create_app_role()")
         assert refused.value.hint.startswith("As a superuser: CREATE ROLE pymem_app NOLOGIN")
         conn.execute("RESET ROLE")
         assert conn.execute("SELECT FROM pg_roles WHERE rolname = 'pymem_app'").fetchall() == []

@@ -277,3 +277,21 @@ def test_a_store_of_another_dimension_restores_into_a_prepared_database(
         assert [r.content for r in store.recall("ann", [0.0, 1.0, 0.0], k=1)] == [
             "Ann walks to work"
         ]
+
+
+def test_setup_through_the_python_store_reports_its_steps(new_database):
+    dsn = new_database()
+    with psycopg.connect(dsn, autocommit=True, options=options(files_dir())) as conn:
+        conn.execute("CREATE EXTENSION pymem CASCADE")
+    with MemoryStore(dsn) as store:
+        steps = store.setup(dimensions=3)
+        assert [(s.step, s.detail) for s in steps[:5]] == [
+            ("configuration", "settings: the defaults"),
+            ("configuration", "kinds: 8"),
+            ("configuration", "goal metrics: 8"),
+            ("configuration", "history key: new"),
+            ("dimensions", "3"),
+        ]
+        assert steps[-1].step == "grants"
+        assert [s.step for s in store.setup()] == ["grants"]  # again: nothing left to make
+        assert store.get_settings().embedding_dimensions == 3
