@@ -11434,14 +11434,14 @@ BEGIN
 END;
 $$;
 
--- sql/99_grants.sql
--- Grants for the application role (the role and its row-level security:
--- 98_app_role.sql). Kept last so that every function above exists.
+-- Grants for the application role.
 -- Functions are SECURITY INVOKER: they run with pymem_app's rights, under
 -- its policies.
 
 -- pymem.setup() (an extension's install) and every load of sql/ (pymem
--- migrate) grant through this one function.
+-- migrate, 99_grants.sql) grant through this one function. Defined here,
+-- before the last file: migrate drops the functions the files before the
+-- last one did not make again.
 CREATE OR REPLACE FUNCTION pymem._grant_app_role()
 RETURNS void
 LANGUAGE plpgsql
@@ -11512,6 +11512,9 @@ BEGIN
     END LOOP;
 END;
 $$;
+
+-- sql/99_grants.sql
+
 
 DO $$
 DECLARE

@@ -334,7 +334,7 @@ def tle_script(sources: Sources | None = None) -> str:
         f"SELECT pgtle.install_extension('{NAME}', '{version(newest)}',",
         "    'long-term memory for AI assistants',",
         f"    {_dollar_quoted(install_script(sources))},",
-        f"    ARRAY[{requires}]);",
+        f"    ARRAY[{requires}], 'pymem');",
     ]
     for level in range(2, newest + 1):
         out += [
