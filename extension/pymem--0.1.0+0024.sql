@@ -4232,7 +4232,9 @@ RETURN same_markers AND coalesce(
     old_content = new_content
 );
 
--- The evidence two statements give about each other (pymem.pair_evidence,
+DO $pymem_load$
+BEGIN
+    EXECUTE pg_catalog.replace($pymem_statement$-- The evidence two statements give about each other (pymem.pair_evidence,
 -- migration 0012): the one place where evidence is measured. The costly
 -- part (regexes and term lists) only when it could decide anything; a field
 -- left NULL is evidence not gathered. A new kind of evidence is a field of
@@ -4276,7 +4278,7 @@ BEGIN
     END IF;
     -- pg_trgm ignores case and punctuation itself
     e.trigram := CASE WHEN similarity >= s.trigram_min_similarity
-        THEN @extschema:pg_trgm@.similarity(old_content, new_content) ELSE 0 END;
+        THEN public.similarity(old_content, new_content) ELSE 0 END;
     IF NOT pymem._could_decide(
         similarity, e.trigram, same_topic, s.supersede_threshold,
         s.topic_supersede_threshold, s.trigram_threshold, s.trigram_min_similarity
@@ -4297,7 +4299,9 @@ BEGIN
     END IF;
     RETURN e;
 END;
-$$;
+$$$pymem_statement$, 'public.similarity(', (SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm') || '.similarity(');
+END;
+$pymem_load$;
 
 -- The decision: the rules of the header applied to the evidence of a pair
 -- with the settings (the store's row, the call's thresholds and on_related
@@ -4475,7 +4479,9 @@ BEGIN
 END;
 $$;
 
--- The decision for one prepared item, without writing anything:
+DO $pymem_load$
+BEGIN
+    EXECUTE pg_catalog.replace($pymem_statement$-- The decision for one prepared item, without writing anything:
 -- action (duplicate, superseded, inserted), target (the memory that is
 -- reinforced or superseded), matched_id and similarity (also the
 -- related neighbour of an insert), and the rule that decided.
@@ -4643,7 +4649,7 @@ BEGIN
                 n.*,
                 1 - n.distance AS sim,
                 CASE WHEN 1 - n.distance >= cfg.trigram_min_similarity
-                    THEN @extschema:pg_trgm@.similarity(n.content, item.content) ELSE 0 END AS trigram
+                    THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
             FROM (
                 SELECT m.id, m.content, m.topic, m.embedding <=> item.embedding AS distance
                 FROM pymem.memories AS m
@@ -4705,7 +4711,9 @@ BEGIN
         rule := 'no close memory';
     END IF;
 END;
-$$;
+$$$pymem_statement$, 'public.similarity(', (SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm') || '.similarity(');
+END;
+$pymem_load$;
 
 -- sql/21_wordings.sql
 -- A memory stays findable by every wording it absorbed (migration 0022).

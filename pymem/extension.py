@@ -99,18 +99,37 @@ def _statements(path: Path) -> list[str]:
 
 def _functions_text(path: Path) -> str:
     """A sql/ file's kept statements, with its functions' pinned search_path taken from
-    the install's (the extensions' schemas, found when the script runs) and the names
-    it qualifies with ``public.`` pointing at their extension's schema."""
-    text = "\n\n".join(_statements(path))
-    text = text.replace(DEFAULT_FUNCTION_PATH, "SET search_path FROM CURRENT")
+    the install's (the extensions' schemas, found when the script runs)."""
+    text = "\n\n".join(_qualified(path, s) for s in _statements(path))
+    return text.replace(DEFAULT_FUNCTION_PATH, "SET search_path FROM CURRENT")
 
-    def qualify(match: re.Match) -> str:
-        extension = _QUALIFIED.get(match.group(1))
-        if extension is None:
-            raise ValueError(f"{path.name}: public.{match.group(1)} names no known extension")
-        return f"@extschema:{extension}@.{match.group(1)}"
 
-    return re.sub(r"\bpublic\.([a-z_][a-z0-9_]*)", qualify, text)
+_STATEMENT_QUOTE = "$pymem_statement$"
+
+
+def _qualified(path: Path, statement: str) -> str:
+    """A statement naming an extension's function as ``public.name``, run by a DO block
+    that names the schema the extension was installed in instead, as pymem migrate's
+    loader does (pymem.migrate.sql_text): the same body either way. (PostgreSQL's
+    ``@extschema:name@`` would do it for a script in a file, but pg_tle leaves it as
+    it is.)"""
+    names = sorted(set(re.findall(r"\bpublic\.([a-z_][a-z0-9_]*)", statement)))
+    if not names:
+        return statement
+    unknown = [n for n in names if n not in _QUALIFIED]
+    if unknown:
+        raise ValueError(f"{path.name}: public.{unknown[0]} names no known extension")
+    if _STATEMENT_QUOTE in statement:
+        raise ValueError(f"{path.name}: a statement holds {_STATEMENT_QUOTE}")
+    text = f"{_STATEMENT_QUOTE}{statement.rstrip().rstrip(';')}{_STATEMENT_QUOTE}"
+    for name in names:
+        schema = (
+            "(SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension AS e"
+            " JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace"
+            f" WHERE e.extname = '{_QUALIFIED[name]}')"
+        )
+        text = f"pg_catalog.replace({text}, 'public.{name}(', {schema} || '.{name}(')"
+    return f"DO $pymem_load$\nBEGIN\n    EXECUTE {text};\nEND;\n$pymem_load$;"
 
 
 _GUARD = f'\\echo Use "CREATE EXTENSION {NAME}" to load this file. \\quit\n'
