@@ -1916,6 +1916,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except psycopg.Error as exc:
         print(f"pymem: {_database_error(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # what a command did before Ctrl-C was committed or rolled back by its own
+        # transactions; a command with more to say (import, review) catches it itself
+        print(f"\npymem {args.command}: interrupted", file=sys.stderr)
+        return 130
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 
