@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +45,23 @@ def _embedded_store(args: argparse.Namespace, text: str, what: str):
     return store, embed
 
 
+# the names `pymem db` makes a database under: a typo or a pasted fragment of SQL is
+# refused, not made into a database
+_DATABASE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,62}")
+
+
+def _db_help(args: argparse.Namespace) -> bool:
+    """``pymem db ACTION --help``: the help of ``pymem db`` (psql's own: ``db psql -?``)."""
+    first = args.psql_args[:1]
+    if first == ["--help"] or (first == ["-h"] and args.action != "psql"):
+        _parser()._subparsers._group_actions[0].choices["db"].print_help()
+        return True
+    return False
+
+
 def cmd_db(args: argparse.Namespace) -> int:
+    if _db_help(args):
+        return 0
     if args.action == "psql":
         return _psql(args)
     if args.psql_args:
@@ -56,6 +73,18 @@ def cmd_db(args: argparse.Namespace) -> int:
             print(f"pymem db {args.action}: unexpected arguments {unknown}", file=sys.stderr)
             return 2
         args.database = parsed.database or args.database
+    if (
+        args.database is not None
+        and args.action in ("start", "url")
+        and server.named_dsn(args.dsn) is None
+        and not _DATABASE_NAME.fullmatch(args.database)
+    ):
+        print(
+            f"pymem db {args.action}: {args.database!r} is not a database name pymem makes "
+            "(a letter or _, then letters, digits, _ or -; at most 63)",
+            file=sys.stderr,
+        )
+        return 2
     # a store named by --dsn (or PYMEM_DSN), as `pymem db psql` reads it: its server is
     # not the embedded one, which url must not start nor name
     named = server.named_dsn(args.dsn) is not None
@@ -115,7 +144,22 @@ def _psql(args: argparse.Namespace) -> int:
 
             dsn = make_conninfo(dsn, dbname=database)
     else:
-        dsn = server.start_embedded(database=database or server.DATABASE)
+        dsn = server.start_embedded()
+        if database and database != server.DATABASE:
+            import psycopg
+
+            dsn = server.database_uri(dsn, database)
+            with psycopg.connect(server.database_uri(dsn, "postgres")) as conn:
+                found = conn.execute(
+                    "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
+                ).fetchone()
+            if found is None:  # psql does not make databases, nor does this
+                print(
+                    f"pymem db psql: the embedded server has no database {database!r}; "
+                    f"`pymem db start --database {database}` makes one",
+                    file=sys.stderr,
+                )
+                return 2
     return subprocess.run([psql_path(), "-d", dsn, *extra], check=False).returncode
 
 
@@ -1534,7 +1578,9 @@ def build_parser() -> argparse.ArgumentParser:
         "db",
         help="the embedded PostgreSQL server: start, stop, status, url, psql",
         description="The embedded PostgreSQL server. `pymem db psql` opens psql on the store "
-        "(--dsn, PYMEM_DSN or the embedded server); arguments after it go to psql.",
+        "(--dsn, PYMEM_DSN or the embedded server); arguments after it go to psql (its own "
+        "help: pymem db psql -?). start and url make the --database they name; psql only "
+        "opens one that exists.",
     )
     p.add_argument(
         "action",

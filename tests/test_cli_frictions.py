@@ -7,10 +7,13 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import psycopg
-from psycopg.conninfo import make_conninfo
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from pymem.cli import main
 from tests.conftest import _drop
 
 
@@ -44,3 +47,43 @@ def test_ctrl_c_in_eval_says_interrupted_without_a_traceback(admin_dsn):
     assert child.returncode == 130, (out, err)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.strip().splitlines()[-1] == "pymem eval: interrupted", err
+
+
+def _embedded_test_server(admin_dsn, monkeypatch) -> Path:
+    """PYMEM_DATA_DIR pointing at the session's running embedded server (its data
+    directory holds the socket), so `pymem db` acts on it and starts nothing."""
+    running = Path(conninfo_to_dict(admin_dsn).get("host") or "")
+    if not (running / "postmaster.pid").exists():
+        pytest.skip("SKIPPED, not passed: this check needs the embedded test server")
+    monkeypatch.delenv("PYMEM_DSN", raising=False)
+    monkeypatch.setenv("PYMEM_DATA_DIR", str(running))
+    return running
+
+
+def _databases(admin_dsn) -> set[str]:
+    with psycopg.connect(admin_dsn) as conn:
+        return {r[0] for r in conn.execute("SELECT datname FROM pg_database")}
+
+
+@pytest.mark.parametrize("action", ["start", "url", "stop", "status", "psql"])
+def test_db_actions_take_help_after_them(action, capsys):
+    """`pymem db start --help` was refused (exit 2) and `db psql --help` showed psql's."""
+    assert main(["db", action, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: pymem db") and "pymem db psql -?" in out
+
+
+def test_db_psql_opens_only_a_database_that_exists(admin_dsn, monkeypatch, capsys):
+    _embedded_test_server(admin_dsn, monkeypatch)
+    name = f"typo_{uuid.uuid4().hex[:8]}"
+    assert main(["db", "psql", "--database", name, "-c", "SELECT 1"]) == 2
+    assert f"no database '{name}'" in capsys.readouterr().err
+    assert name not in _databases(admin_dsn)
+
+
+def test_db_url_refuses_a_name_it_would_not_make(admin_dsn, monkeypatch, capsys):
+    _embedded_test_server(admin_dsn, monkeypatch)
+    before = _databases(admin_dsn)
+    assert main(["db", "url", "--database", "bad name; drop"]) == 2
+    assert "is not a database name pymem makes" in capsys.readouterr().err
+    assert _databases(admin_dsn) == before
