@@ -287,25 +287,17 @@ def _conflict_sets(data: Dataset) -> list[tuple[str, frozenset[str]]]:
 
 
 class Progress:
-    """A one-line progress bar on stderr (no dependency)."""
+    """The run's steps on a progress bar (pymem.progress)."""
 
     def __init__(self, total: int, stream=None, width: int = 30):
-        self.total, self.done, self.width = total, 0, width
-        self.stream = stream if stream is not None else sys.stderr
+        from pymem.progress import ProgressBar
+
+        self.total, self.done = total, 0
+        self.bar = ProgressBar(total, stream if stream is not None else sys.stderr, width)
 
     def step(self, label: str) -> None:
         self.done += 1
-        # a log file (CI) gets a line per tenth, not a redraw per step
-        tty = getattr(self.stream, "isatty", lambda: False)()
-        tenth = max(self.total // 10, 1)
-        if not tty and self.done % tenth and self.done < self.total:
-            return
-        filled = int(self.width * self.done / max(self.total, 1))
-        bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label:<24}")
-        if self.done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
+        self.bar.show(self.done, f"{self.done}/{self.total} {label}")
 
 
 # -- the two stores ----------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 import psycopg
 
 from pymem.errors import InvalidBatch, InvalidContent, InvalidParameter, PymemError
+from pymem.progress import ProgressBar
 from pymem.store import MemoryStore
 
 Embed = Callable[[list[str]], Any]
@@ -164,13 +165,9 @@ def _refuse_a_grown_file(
             )
 
 
-def _progress(done: int, total: int, started: float, out: TextIO) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
+def _progress(bar: ProgressBar, done: int, started: float) -> None:
     rate = done / max(time.perf_counter() - started, 1e-9)
-    bar = "#" * filled + "." * (width - filled)
-    out.write(f"\r[{bar}] {done:,}/{total:,} lines, {rate:,.0f}/s")
-    out.flush()
+    bar.show(done, f"{done:,}/{bar.total:,} lines, {rate:,.0f}/s")
 
 
 _ITEM = re.compile(r"^item (\d+): ")
@@ -385,6 +382,7 @@ def import_file(
         todo[user] = [(lineno, row) for lineno, row in rows if lineno > done]
         result.skipped += len(rows) - len(todo[user])
     total = sum(map(len, todo.values()))
+    bar = ProgressBar(total, progress) if progress is not None else None
     # one lock for what the writers share: the counts and the progress bar (lines to
     # embed go through one writer, below)
     shared = threading.Lock()
@@ -413,8 +411,8 @@ def import_file(
             result.lines += len(rows)
             result.skipped += len(batch) - len(rows)  # committed meanwhile by another run
             result.users.add(user)
-            if progress is not None:
-                _progress(result.lines, total, started, progress)
+            if bar is not None:
+                _progress(bar, result.lines, started)
 
     # one writer a user at most; one in all when lines are embedded here: the embedder
     # records its model and thresholds on first use, which must not land between
@@ -427,15 +425,15 @@ def import_file(
     try:
         writers = _writers(store, jobs, opened)
         _write_users(writers, todo, batch_size, write)
-    except BaseException as exc:
-        if progress is not None and isinstance(exc, PymemError):
-            progress.write("\n")  # the error goes on a line of its own
+    except BaseException:
+        if bar is not None:
+            bar.end_line()  # the error, or the interruption, goes on a line of its own
         _recount(store, todo, result)
         raise
     finally:
         for writer in opened:
             writer.close()
         result.seconds = time.perf_counter() - started
-    if progress is not None and total:
-        progress.write("\n")
+    if bar is not None:
+        bar.end_line()  # lines another run committed meanwhile never showed
     return result

@@ -87,3 +87,43 @@ def test_db_url_refuses_a_name_it_would_not_make(admin_dsn, monkeypatch, capsys)
     assert main(["db", "url", "--database", "bad name; drop"]) == 2
     assert "is not a database name pymem makes" in capsys.readouterr().err
     assert _databases(admin_dsn) == before
+
+
+def test_progress_on_a_log_is_plain_lines_and_on_a_terminal_one_redrawn_line():
+    """Progress written to a log (not a terminal) left carriage-return frames in it."""
+    import io
+
+    from pymem.progress import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    log, terminal = io.StringIO(), Terminal()
+    for stream in (log, terminal):
+        bar = ProgressBar(20, stream, width=4)
+        for done in range(1, 21):
+            bar.show(done, f"{done}/20")
+    assert "\r" not in log.getvalue()
+    assert log.getvalue().splitlines() == [
+        f"[{'#' * (4 * n // 20)}{'-' * (4 - 4 * n // 20)}] {n}/20" for n in range(2, 21, 2)
+    ]
+    assert terminal.getvalue().count("\r") == 20 and terminal.getvalue().endswith("20/20\n")
+
+
+def test_eval_and_import_write_no_carriage_return_into_a_log(fresh_dsn, tmp_path, capsys):
+    import json
+
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"user": "ann", "content": f"Ann note {i}", "embedding": [1.0] + [0.0] * 511}
+            )
+            + "\n"
+            for i in range(30)
+        )
+    )
+    assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "30/30 lines" in err, err
