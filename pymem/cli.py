@@ -12,6 +12,7 @@ from typing import Any
 
 from pymem import server
 from pymem.errors import PymemError
+from pymem.wording import counted
 
 
 def _dsn(args: argparse.Namespace) -> str:
@@ -400,9 +401,10 @@ def _rollback_confirmed(dsn: str, yes: bool) -> bool:
         memories = rows.get("memories", 0)
         others = ", ".join(f"{n} {name}" for name, n in rows.items() if name != "memories")
         lost.append(
-            f"{memories} memories of {users} users" + (f" and {others} rows" if others else "")
+            f"{counted(memories, 'memory', 'memories')} of {counted(users, 'user')}"
+            + (f" and {others} rows" if others else "")
             if memories
-            else f"rows of {users} users ({others})"
+            else f"rows of {counted(users, 'user')} ({others})"
         )
     if dependents:
         lost.append(
@@ -874,14 +876,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             return 130
     counts = ", ".join(f"{n} {action}" for action, n in sorted(result.actions.items()))
     skipped = (
-        f"; {result.skipped} lines skipped, committed by an earlier run of this file"
+        f"; {counted(result.skipped, 'line')} skipped, committed by an earlier run of this file"
         if result.skipped
         else ""
     )
     print(
-        f"imported {result.lines} lines in {result.seconds:.1f} s ({result.rate:,.0f}/s)"
-        + (f": {counts}" if counts else "")
-        + skipped
+        f"imported {counted(result.lines, 'line')} in {result.seconds:.1f} s "
+        f"({result.rate:,.0f}/s)" + (f": {counts}" if counts else "") + skipped
     )
     return 0
 
@@ -897,7 +898,8 @@ def _import_stopped(args: argparse.Namespace, result, then: str) -> None:
         return
     again = f"pymem import {args.file} --source {result.source}"
     print(
-        f"pymem import: {result.lines} lines of {len(result.users)} users committed before "
+        f"pymem import: {counted(result.lines, 'line')} of {counted(len(result.users), 'user')} "
+        "committed before "
         f"it stopped ({result.skipped} committed by earlier runs); {then}`{again}` goes on "
         "from the first line not committed",
         file=sys.stderr,

@@ -35,14 +35,19 @@ class PymemError(Exception):
 
     def one_line(self) -> str:
         """The message, its code, DETAIL and HINT on one line (what the CLI prints)."""
-        text = str(self)
+        text = _clause(str(self))
         if self.sqlstate:
             text += f" [{self.sqlstate}]"
         if self.detail:
-            text += f"; {self.detail}"
+            text += f"; {_clause(self.detail)}"
         if self.hint:
             text += f"; hint: {self.hint}"
         return " ".join(text.split())
+
+
+def _clause(sentence: str) -> str:
+    """A sentence as a clause of a line joined with ";" (no "state.; hint")."""
+    return sentence[:-1] if sentence.endswith(".") and not sentence.endswith("..") else sentence
 
 
 class InvalidUserId(PymemError):

@@ -55,7 +55,7 @@ TARGETS = {
     "duplicate_rate": "<= 1.5%",
     "recall_at_5": ">= 94%",
     "contradiction_rate": "<= 25%",
-    "false_merge_rate": "<= 5%",
+    "false_merge_rate": "<= 2%",
     "judge_calls_per_100_writes": "<= 40",
 }
 K = 5

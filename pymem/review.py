@@ -51,6 +51,7 @@ from pymem.errors import (
     SerializationFailure,
 )
 from pymem.store import AsyncMemoryStore, ClaimedReview, MemoryStore
+from pymem.wording import counted
 
 DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")
 # the longest reason kept (also at most settings.max_content_chars)
@@ -187,7 +188,7 @@ class ReviewCounts:
         return (
             f"{self.decided_total} decided" + (f" ({decided})" if decided else "")
             + f", {self.failed} failed, {self.parked} parked{taken}{stale}; "
-            f"{self.judge_calls} judge calls"
+            f"{counted(self.judge_calls, 'judge call')}"
         )  # fmt: skip
 
 

@@ -127,3 +127,56 @@ def test_eval_and_import_write_no_carriage_return_into_a_log(fresh_dsn, tmp_path
     assert main(["--dsn", fresh_dsn, "import", str(path), "--batch-size", "1"]) == 0
     err = capsys.readouterr().err
     assert "\r" not in err and "30/30 lines" in err, err
+
+
+def test_the_eval_prints_the_targets_the_readme_states():
+    """pymem eval printed "false merges <= 5%" where the README says 2%."""
+    import re
+
+    from pymem.eval import TARGETS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = {
+        "duplicate rate": "duplicate_rate",
+        "recall@5": "recall_at_5",
+        "false merges": "false_merge_rate",
+    }
+    found = 0
+    for label, key in rows.items():
+        for line in readme.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells and cells[0] == label and re.match(r"[<>]=", cells[-1]):
+                assert cells[-1].startswith(TARGETS[key]), (label, cells[-1], TARGETS[key])
+                found += 1
+    assert found == len(rows)
+
+
+def test_counts_are_said_in_the_singular_for_one():
+    """ "imported 1 lines", "1 judge calls", "5 memories of 1 users"."""
+    from pymem.review import ReviewCounts
+    from pymem.wording import counted
+
+    assert [counted(n, "line") for n in (0, 1, 2, 1500)] == ["0 lines", "1 line", "2 lines",
+                                                             "1,500 lines"]  # fmt: skip
+    assert counted(1, "memory", "memories") == "1 memory"
+    counts = ReviewCounts()
+    counts.judge_calls = 1
+    assert counts.line().endswith("; 1 judge call")
+
+
+def test_an_error_line_joins_its_sentences_without_a_stray_period():
+    """ "... the state.; hint: ..." became "... the state; hint: ..."."""
+    from pymem.errors import InvalidParameter
+
+    error = InvalidParameter("bad input.", sqlstate="PM006", detail="Not the state.", hint="Do X.")
+    assert error.one_line() == "bad input [PM006]; Not the state; hint: Do X."
+
+
+def test_an_import_of_one_line_says_one_line(fresh_dsn, tmp_path, capsys):
+    import json
+
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"user": "ann", "content": "Ann is here",
+                                "embedding": [1.0] + [0.0] * 511}) + "\n")  # fmt: skip
+    assert main(["--dsn", fresh_dsn, "import", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("imported 1 line in ")

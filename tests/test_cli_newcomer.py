@@ -73,7 +73,7 @@ def test_rollback_of_a_store_with_memories_needs_yes(fresh_dsn, capsys):
     # not interactive (pytest's stdin): refused, nothing changed
     assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == 2
     err = capsys.readouterr().err
-    assert "holds 1 memories of 1 users" in err and "--yes" in err
+    assert "holds 1 memory of 1 user" in err and "--yes" in err
     assert _schema_exists(fresh_dsn)
     assert main(["--dsn", fresh_dsn, "migrate", "--rollback", "--yes"]) == 0
     assert "rolled back: " in capsys.readouterr().out
@@ -125,7 +125,7 @@ def test_rollback_asks_at_a_terminal(fresh_dsn, capsys, monkeypatch, typed, code
         store.upsert("ann", "Ann plays chess", unit(0))
     monkeypatch.setattr("sys.stdin", _Terminal(typed))
     assert main(["--dsn", fresh_dsn, "migrate", "--rollback"]) == code
-    assert "drop 1 memories of 1 users" in capsys.readouterr().out
+    assert "drop 1 memory of 1 user" in capsys.readouterr().out
     assert _schema_exists(fresh_dsn) is kept
 
 

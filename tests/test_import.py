@@ -21,6 +21,7 @@ from pymem.errors import (
     UnknownKind,
 )
 from pymem.importer import import_file
+from pymem.wording import counted
 from tests.conftest import at_cosine, unit
 
 
@@ -316,10 +317,10 @@ def test_ctrl_c_says_what_was_committed_without_a_traceback(fresh_dsn, tmp_path)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     lines = err.split("\n")
     assert "pymem import: interrupted" in lines, err
-    (count,) = [line for line in lines if "users committed before it stopped" in line]
+    (count,) = [line for line in lines if "committed before it stopped" in line]
     with psycopg.connect(fresh_dsn) as conn:
         mentions = conn.execute("SELECT sum(mention_count) FROM pymem.memories").fetchone()[0]
-    assert count.startswith(f"pymem import: {mentions} lines of "), (count, mentions)
+    assert count.startswith(f"pymem import: {counted(mentions, 'line')} of "), (count, mentions)
     assert os.path.basename(str(path)) in count and "goes on from the first line" in count
 
 
@@ -335,7 +336,7 @@ def test_an_error_mid_file_names_line_user_and_what_was_committed(fresh_dsn, tmp
     err = text.split("\n")[-3:-1]
     assert "[PM004]" in err[0]
     source = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
-    assert err[1].startswith("pymem import: ") and "users committed before it stopped" in err[1]
+    assert err[1].startswith("pymem import: ") and "committed before it stopped" in err[1]
     assert f"--source {source}" in err[1]
     committed = int(err[1].split()[2])
     assert committed == len(_memory_counts(fresh_dsn)) + sum(
