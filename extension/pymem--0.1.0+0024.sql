@@ -2300,7 +2300,11 @@ BEGIN
     IF content IS NULL OR btrim(content, pymem._blank_characters()) = '' THEN
         RAISE EXCEPTION '% must contain text, got %', what,
             coalesce(quote_literal(content), 'NULL')
-            USING ERRCODE = 'PM002', HINT = 'Empty and whitespace-only memories are refused.';
+            USING ERRCODE = 'PM002', HINT = CASE
+                WHEN what = 'content' THEN 'Empty and whitespace-only memories are refused.'
+                -- a query, a label, a record: say what it is, not "memories"
+                ELSE format('Give the %s some words: an empty or whitespace-only one is refused.', what)
+            END;
     END IF;
     IF length(content) > max_chars THEN
         RAISE EXCEPTION '% is % characters long, the maximum is %',

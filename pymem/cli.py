@@ -12,6 +12,7 @@ from typing import Any
 
 from pymem import server
 from pymem.errors import PymemError
+from pymem.review import DECISIONS as REVIEW_DECISIONS
 from pymem.wording import counted
 
 
@@ -565,13 +566,6 @@ def cmd_recall(args: argparse.Namespace) -> int:
     print(f"{'score':>6} {'sim':>6} {'strength':>8}  {'kind':<10} content")
     for h in hits:
         print(f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:8.3f}  {h.kind:<10} {h.content}")
-    if any(h.score > h.similarity for h in hits):
-        print(
-            "a score above its similarity: the query's words also match the text (lexical "
-            "share) or a current state is boosted; strength (importance, faded by the days "
-            "since the last mention) then scales it, down to settings.recall_decay_floor "
-            "(docs/sql-api.md, recall)"
-        )
     return 0
 
 
@@ -1695,7 +1689,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", nargs="?", help="the memory's text, or - to read it from stdin")
     p.set_defaults(func=cmd_remember)
 
-    p = sub.add_parser("recall", help="ranked memories for a query (needs pymem[embed])")
+    p = sub.add_parser(
+        "recall",
+        help="ranked memories for a query (needs pymem[embed])",
+        description="Ranked memories for a query. Columns: score, the rank; sim, the cosine "
+        "to the query; strength, importance faded by the days since the last mention. A score "
+        "above its similarity: the query's words also match the text (lexical share) or a "
+        "current state is lifted; strength then scales it, down to "
+        "settings.recall_decay_floor (docs/sql-api.md, recall).",
+    )
     p.add_argument("--user", required=True, help="whose memories")
     p.add_argument("-k", type=int, default=5, help="at most this many memories (default 5)")
     p.add_argument("--include-cold", action="store_true", help="also search the cold (faded) tier")
@@ -1859,7 +1861,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--resolve",
         nargs=2,
         metavar=("MEMORY_ID", "DECISION"),
-        help="keep_both, supersede or duplicate",
+        help="settle a review: "
+        + ", ".join(REVIEW_DECISIONS)
+        + " (conflict settles a review flagged as a conflict)",
     )
     p.set_defaults(func=cmd_reviews)
 

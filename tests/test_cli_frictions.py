@@ -180,3 +180,21 @@ def test_an_import_of_one_line_says_one_line(fresh_dsn, tmp_path, capsys):
                                 "embedding": [1.0] + [0.0] * 511}) + "\n")  # fmt: skip
     assert main(["--dsn", fresh_dsn, "import", str(path)]) == 0
     assert capsys.readouterr().out.startswith("imported 1 line in ")
+
+
+def test_reviews_resolve_help_names_every_decision_the_store_takes(capsys):
+    """--resolve's help listed 3 decisions where its error lists 4."""
+    from pymem.review import DECISIONS
+
+    with pytest.raises(SystemExit):
+        main(["reviews", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(d in help_text.split("--resolve", 1)[1] for d in DECISIONS), help_text
+
+
+def test_an_empty_query_is_told_it_is_a_query(fresh_dsn, capsys):
+    """An empty recall query's hint spoke of memories."""
+    assert main(["--dsn", fresh_dsn, "recall", "--user", "ann", " "]) == 2
+    err = capsys.readouterr().err
+    assert "query must contain text" in err and "Give the query some words" in err, err
+    assert "memories" not in err, err
