@@ -31,14 +31,17 @@ def _store(args: argparse.Namespace):
     return MemoryStore(dsn)
 
 
-def _embedded_store(args: argparse.Namespace, text: str, what: str):
+def _embedded_store(
+    args: argparse.Namespace, text: str, what: str, user_id: str | None = None, kind=None
+):
     """A store and the bundled embedder, once the store has taken ``text`` as it would
-    take a memory's content (an empty or oversized text never reaches the embedder)."""
+    take a memory's content, and the user and kind when given (an empty or oversized
+    text, an empty user or an unknown kind is refused before the embedder loads)."""
     from pymem.embedder import default_embedder
 
     store = _store(args)
     try:
-        store.check_contents([text], [what])
+        store.check_contents([text], [what], user_id=user_id, kind=kind)
         embed = default_embedder()
         embed.configure(store)
     except BaseException:
@@ -436,8 +439,12 @@ def cmd_remember(args: argparse.Namespace) -> int:
         print("pymem remember: TEXT and --user are required (or --conversation FILE)",
               file=sys.stderr)  # fmt: skip
         return 2
+    if any(not name.strip() for name in args.contact or ()):
+        # the store drops a blank name from a list (an extractor's); typed, it is a mistake
+        print("pymem remember: --contact needs a name, got an empty one", file=sys.stderr)
+        return 2
     text = sys.stdin.read().strip() if args.text == "-" else args.text
-    store, embed = _embedded_store(args, text, "content")
+    store, embed = _embedded_store(args, text, "content", args.user, args.kind)
     with store:
         result = store.upsert(
             args.user,
@@ -550,7 +557,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if isinstance(wanted, str):
         print(f"pymem recall: {wanted}", file=sys.stderr)
         return 2
-    store, embed = _embedded_store(args, args.query, "query")
+    store, embed = _embedded_store(args, args.query, "query", args.user)
     vector = embed([args.query])[0]
     options = {"query_text": args.query, "filter": wanted, "sources": args.source}
     with store:

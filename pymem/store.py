@@ -1752,13 +1752,21 @@ class MemoryStore(_StoreCore):
         )
 
     @_sql
-    def check_contents(self, contents: Sequence[str], labels: Sequence[str] | None = None) -> None:
+    def check_contents(
+        self,
+        contents: Sequence[str],
+        labels: Sequence[str] | None = None,
+        *,
+        user_id: str | None = None,
+        kind: str | None = None,
+    ) -> None:
         """``pymem.check_contents``: refuse, as a write would (``InvalidContent``,
-        ``ContentTooLong``), texts the store cannot take, before they are embedded.
+        ``ContentTooLong``; ``InvalidUserId`` and ``UnknownKind`` for a ``user_id`` or
+        ``kind`` given), what the store cannot take, before the texts are embedded.
         ``labels`` name each text in the error (default ``item N: content``)."""
         return _Call(
-            "SELECT pymem.check_contents(%s::text[], %s::text[])",
-            (_texts(contents, "contents"), _texts(labels, "labels")),
+            "SELECT pymem.check_contents(%s::text[], %s::text[], %s, %s)",
+            (_texts(contents, "contents"), _texts(labels, "labels"), user_id, kind),
         )
 
     @_sql

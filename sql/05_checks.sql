@@ -142,10 +142,13 @@ BEGIN
 END;
 $$;
 
--- What a write would refuse in its texts (PM002, PM003), asked before the caller spends
--- an embedder on them: a megabyte of text embeds for half a minute, then is refused.
+-- What a write would refuse in its texts (PM002, PM003), and in its user (PM001) and
+-- kind (PM008) when given, asked before the caller spends an embedder on them: a
+-- megabyte of text embeds for half a minute, then is refused.
+DROP FUNCTION IF EXISTS pymem.check_contents(text[], text[]);
 CREATE OR REPLACE FUNCTION pymem.check_contents(
-    contents text[], labels text[] DEFAULT NULL
+    contents text[], labels text[] DEFAULT NULL, user_id text DEFAULT NULL,
+    kind text DEFAULT NULL
 )
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -154,6 +157,12 @@ AS $$
 DECLARE
     v_max integer := (pymem._settings()).max_content_chars;
 BEGIN
+    IF user_id IS NOT NULL THEN
+        PERFORM pymem._check_user(user_id);
+    END IF;
+    IF kind IS NOT NULL THEN
+        PERFORM pymem._kind(kind);
+    END IF;
     PERFORM pymem._check_one_dimension(contents, 'contents');
     PERFORM pymem._check_one_dimension(labels, 'labels');
     IF labels IS NOT NULL AND cardinality(labels) <> coalesce(cardinality(contents), 0) THEN

@@ -198,3 +198,31 @@ def test_an_empty_query_is_told_it_is_a_query(fresh_dsn, capsys):
     err = capsys.readouterr().err
     assert "query must contain text" in err and "Give the query some words" in err, err
     assert "memories" not in err, err
+
+
+def test_remember_refuses_an_empty_contact_name(fresh_dsn, capsys):
+    """`--contact ""` was silently ignored; now refused before anything is embedded."""
+    argv = ["--dsn", fresh_dsn, "remember", "--user", "mei", "--contact", "", "Mei likes tea"]
+    assert main(argv) == 2
+    assert "--contact needs a name" in capsys.readouterr().err
+    with psycopg.connect(fresh_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pymem.memories").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["remember", "--user", "", "Ann likes tea"], "PM001"),
+     (["remember", "--user", "ann", "--kind", "habbit", "Ann likes tea"], "PM008"),
+     (["recall", "--user", "", "tea"], "PM001")],
+)  # fmt: skip
+def test_a_bad_user_or_kind_is_refused_before_the_embedder_loads(
+    fresh_dsn, capsys, monkeypatch, argv, code
+):
+    """An empty --user or an unknown --kind took 2.8-4.6 s to refuse: the embedder
+    loaded first. The store refuses them now before any embedder is made."""
+    import pymem.embedder
+
+    monkeypatch.setattr(pymem.embedder, "_DEFAULT", None)  # none loaded in this process
+    assert main(["--dsn", fresh_dsn, *argv]) == 2
+    assert f"[{code}]" in capsys.readouterr().err
+    assert pymem.embedder._DEFAULT is None
