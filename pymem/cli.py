@@ -73,11 +73,13 @@ def cmd_db(args: argparse.Namespace) -> int:
         # options after the action ("pymem db url --database toy"): only --database
         after = argparse.ArgumentParser(prog=f"pymem db {args.action}", add_help=False)
         after.add_argument("--database")
+        after.add_argument("--dsn")
         parsed, unknown = after.parse_known_args(args.psql_args)
         if unknown:
             print(f"pymem db {args.action}: unexpected arguments {unknown}", file=sys.stderr)
             return 2
         args.database = parsed.database or args.database
+        args.dsn = parsed.dsn or args.dsn
     if (
         args.database is not None
         and args.action in ("start", "url")
@@ -1889,7 +1891,21 @@ def build_parser() -> argparse.ArgumentParser:
         # `pymem X --help` says what X is for, as `pymem --help` does
         command = sub.choices[choice.dest]
         command.description = command.description or f"{choice.help[0].upper()}{choice.help[1:]}."
+    _dsn_anywhere(sub)
     return parser
+
+
+def _dsn_anywhere(sub: argparse._SubParsersAction) -> None:
+    """``--dsn`` after the command too (``pymem recall --user ann "x" --dsn ...``), as
+    ``--user`` goes anywhere: given there, it wins over one before the command."""
+    for command in sub.choices.values():
+        if "--dsn" not in command._option_string_actions:
+            command.add_argument(
+                "--dsn", default=argparse.SUPPRESS, help="PostgreSQL DSN, as before the command"
+            )
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _dsn_anywhere(action)
 
 
 def _database_error(exc: Exception) -> str:

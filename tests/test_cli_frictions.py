@@ -226,3 +226,20 @@ def test_a_bad_user_or_kind_is_refused_before_the_embedder_loads(
     assert main(["--dsn", fresh_dsn, *argv]) == 2
     assert f"[{code}]" in capsys.readouterr().err
     assert pymem.embedder._DEFAULT is None
+
+
+def test_dsn_goes_after_the_command_as_user_does(fresh_dsn, capsys):
+    """`pymem recall --user ann "x" --dsn ...` was refused while --user went anywhere."""
+    from pymem.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["recall", "--user", "ann", "x", "--dsn", "D"]).dsn == "D"
+    assert parser.parse_args(["--dsn", "A", "recall", "--user", "ann", "x"]).dsn == "A"
+    assert (
+        parser.parse_args(["--dsn", "A", "recall", "--user", "ann", "x", "--dsn", "B"]).dsn == "B"
+    )
+    assert parser.parse_args(["facts", "history", "--user", "u", "k", "--dsn", "D"]).dsn == "D"
+    assert main(["reviews", "--user", "ann", "--dsn", fresh_dsn]) == 0
+    assert capsys.readouterr().out == "no pending reviews\n"
+    assert main(["db", "url", "--dsn", fresh_dsn]) == 0
+    assert capsys.readouterr().out.strip() == fresh_dsn
