@@ -1280,6 +1280,13 @@ def _show(value) -> str:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
+    if args.facts_action == "policy":  # the store's, not a user's: no --user
+        with _store(args) as store:
+            stored = store.set_fact_policy(
+                args.key_pattern, None if args.policy == "none" else args.policy
+            )
+        print(f"{args.key_pattern}: {stored or 'no policy (latest_wins)'}")
+        return 0
     if not _needs_user(args):
         return 2
     store = _store(args)
@@ -1346,7 +1353,7 @@ def _needs_user(args: argparse.Namespace) -> bool:
 
 def _add_facts_parser(sub) -> None:
     p = sub.add_parser(
-        "facts", help="structured facts: list, set, history", description=_FACTS_DESCRIPTION
+        "facts", help="structured facts: list, set, history, policy", description=_FACTS_DESCRIPTION
     )
     p.set_defaults(func=cmd_facts, facts_action="list")
     actions = p.add_subparsers(dest="facts_action")
@@ -1364,11 +1371,24 @@ def _add_facts_parser(sub) -> None:
     h = actions.add_parser("history", help="every value a fact has had")
     h.add_argument("key", help="the fact's key")
     _user_option(p, [s, h])
+    policy = actions.add_parser(
+        "policy",
+        help="how a disagreeing value of the keys matching a pattern is settled, for every "
+        "user (the store's owner only)",
+    )
+    policy.add_argument("key_pattern", help="a key, or a pattern where * matches (likes_*)")
+    policy.add_argument(
+        "policy",
+        choices=["latest_wins", "confirm", "none"],
+        help="latest_wins: the newer value replaces; confirm: it waits as a conflict for the "
+        "user; none: remove the pattern",
+    )
 
 
 _FACTS_DESCRIPTION = (
     'A user\'s structured facts (user_city = "Shanghai"): list them with their pending '
-    "conflicts, set one, or show every value one has had."
+    "conflicts, set one, or show every value one has had; `facts policy` sets how the store "
+    "settles a disagreeing value of some keys (confirm: it waits as a conflict)."
 )
 
 

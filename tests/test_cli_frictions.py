@@ -243,3 +243,22 @@ def test_dsn_goes_after_the_command_as_user_does(fresh_dsn, capsys):
     assert capsys.readouterr().out == "no pending reviews\n"
     assert main(["db", "url", "--dsn", fresh_dsn]) == 0
     assert capsys.readouterr().out.strip() == fresh_dsn
+
+
+def test_facts_policy_makes_the_demos_conflict_from_the_command_line(fresh_dsn, capsys):
+    """`pymem facts set` could not reproduce the demo's conflict: no way to set a key's
+    policy from the CLI."""
+    dsn = ["--dsn", fresh_dsn]
+    assert main([*dsn, "facts", "policy", "likes_*", "confirm"]) == 0
+    assert capsys.readouterr().out == "likes_*: confirm\n"
+    for value in ("Windows", "Mac"):
+        argv = [*dsn, "facts", "set", "--user", "ann", "--confidence", "high", "likes_os", value]
+        assert main(argv) == 0
+    capsys.readouterr()
+    assert main([*dsn, "facts", "--user", "ann"]) == 0
+    out = capsys.readouterr().out
+    assert "[conflict pending]" in out and '"Windows" (0.90, stated) vs "Mac"' in out.replace(
+        "likes_os (habit): ", ""
+    ), out
+    assert main([*dsn, "facts", "policy", "likes_*", "none"]) == 0
+    assert capsys.readouterr().out == "likes_*: no policy (latest_wins)\n"
