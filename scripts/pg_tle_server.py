@@ -90,8 +90,10 @@ def start(directory: Path, bindir: Path, base_port: int) -> str:
 
             entry = pwd.getpwnam(user)
             os.chown(data, entry.pw_uid, entry.pw_gid)
+            # group too: a child started with user= keeps root's group, so a mktemp
+            # directory (0700) refused it through its group bits
             for path in [directory, *directory.parents]:
-                path.chmod(path.stat().st_mode | 0o005)
+                path.chmod(path.stat().st_mode | 0o055)
             subprocess.run(["chmod", "-R", "a+rX", str(directory / "site")], check=False)
         cluster._run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
                       "--encoding=utf8", "--locale=C.UTF-8"],
