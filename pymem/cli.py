@@ -930,6 +930,11 @@ def cmd_reviews(args: argparse.Namespace) -> int:
         sim = "" if r.similarity is None else f" {r.similarity:.2f}"
         print(f"{r.cause:<9} {r.memory_id}  {r.content}")
         print(f"{'':<9} {r.matched_id}  {r.matched_content}{sim}")
+        # the id `pymem review` names when a judgement of it fails
+        state = f", {counted(r.attempts, 'failed judgement')}" if r.attempts else ""
+        state += ", parked (pymem review --unpark)" if r.parked_at else ""
+        state += f": {r.last_error}" if r.attempts and r.last_error else ""
+        print(f"{'':<9} review {r.review_id}{state}")
     return 0
 
 
@@ -995,9 +1000,14 @@ def cmd_review(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         else:  # retry
+            again = (
+                f"back in the queue, due again in {o.retry_after:g} s"
+                if args.once or args.dry_run
+                else f"retried in {o.retry_after:g} s"
+            )
             print(
-                f"pymem review: review {r.review_id} failed (attempt {o.attempts}, retried in "
-                f"{o.retry_after:g} s): {o.error}",
+                f"pymem review: review {r.review_id} failed (attempt {o.attempts}, {again}): "
+                f"{o.error}",
                 file=sys.stderr,
             )
 
@@ -1009,10 +1019,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     def progress(counts: ReviewCounts) -> None:
         nonlocal seen
         seen += counts
-        if counts.claimed:
-            # on a terminal one line, rewritten; in a log a line a batch
-            line = f"{seen.claimed} claimed: {seen.line()}"
-            sys.stderr.write(f"\r{line}" if live else f"{line}\n")
+        if counts.claimed and live:
+            # on a terminal one line, rewritten; a log has a line a review (outcome) and
+            # the summary at the end, which these counts would only repeat
+            sys.stderr.write(f"\r{seen.claimed} claimed: {seen.line()}")
             sys.stderr.flush()
 
     with _store(args) as store:

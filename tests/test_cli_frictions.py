@@ -262,3 +262,17 @@ def test_facts_policy_makes_the_demos_conflict_from_the_command_line(fresh_dsn, 
     ), out
     assert main([*dsn, "facts", "policy", "likes_*", "none"]) == 0
     assert capsys.readouterr().out == "likes_*: no policy (latest_wins)\n"
+
+
+def test_reviews_shows_the_review_ids_that_review_names(fresh_dsn, capsys):
+    """`pymem review` named review ids that `pymem reviews` never showed."""
+    from pymem import MemoryStore
+    from tests.conftest import at_cosine, unit
+
+    with MemoryStore(fresh_dsn) as store:
+        store.upsert("ann", "Ann drinks green tea", unit(0))
+        store.upsert("ann", "Ann drinks tea with lemon", at_cosine(0.8))
+        (review,) = store.pending_reviews("ann")
+    assert main(["--dsn", fresh_dsn, "reviews", "--user", "ann"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["review", str(review.review_id)]

@@ -299,7 +299,7 @@ def test_dry_run_prints_decisions_and_applies_nothing(fresh_dsn, capsys):
         assert conn.execute("SELECT count(*) FROM pymem.memory_versions").fetchone() == (0,)
 
 
-def test_once_drains_and_exits_with_a_progress_line_and_the_judge_calls(fresh_dsn, capsys):
+def test_once_drains_and_exits_with_its_summary_once_and_the_judge_calls(fresh_dsn, capsys):
     pairs = queue_pairs(fresh_dsn, ["ann", "bo"], 3)
     with ChatServer(scripted(pairs)) as server:
         args = ["--dsn", fresh_dsn, "review", "--once", "--base-url", server.url, "--model", "m"]
@@ -313,9 +313,8 @@ def test_once_drains_and_exits_with_a_progress_line_and_the_judge_calls(fresh_ds
             "reviewed 6: 6 decided (2 duplicate, 2 supersede, 1 keep_both, 1 conflict),"
             " 0 failed, 0 parked; 6 judge calls"
         )
-        # one progress line a batch (stderr is no terminal here), the last one counting all
-        progress = captured.err.strip().splitlines()
-        assert len(progress) == 3 and progress[-1].startswith("6 claimed: 6 decided")
+        # stderr is no terminal here: no progress lines repeating the summary (issue 39)
+        assert captured.err == ""
         assert main(args) == 0  # drained: nothing left, no judge call
         assert capsys.readouterr().out.endswith(
             "reviewed 0: 0 decided, 0 failed, 0 parked; 0 judge calls\n"
@@ -339,7 +338,8 @@ def test_the_key_goes_in_the_header_and_never_into_an_error(fresh_dsn, capsys, m
     assert code == 1  # a judgement failed: the review stays queued
     assert key not in captured.out + captured.err
     assert "HTTP 401" in captured.err and "invalid key Bearer ***" in captured.err
-    assert "failed (attempt 1, retried in 5 s)" in captured.err
+    # --once exits: the review waits in the queue, it is not retried by this run
+    assert "failed (attempt 1, back in the queue, due again in 5 s)" in captured.err
 
 
 def test_review_needs_a_server_and_a_model(fresh_dsn, capsys, monkeypatch):
