@@ -17,7 +17,8 @@ import numpy as np
 from pymem.errors import EmbedderMissing
 
 if TYPE_CHECKING:
-    from pymem.store import AsyncMemoryStore, MemoryStore, Settings
+    from pymem.records import Settings
+    from pymem.store import AsyncMemoryStore, MemoryStore
 
 
 class Embedder(Protocol):

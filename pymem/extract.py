@@ -25,7 +25,7 @@ from typing import Any
 
 from pymem.chat import MalformedAnswer, job_request, json_object, message_content, usage_of
 from pymem.errors import PymemError
-from pymem.store import _sync_and_async
+from pymem.steps import _sync_and_async
 
 JOB = "pymem_extract"
 PROMPT_FILE = Path(__file__).with_name("prompts") / "extract.md"

@@ -34,7 +34,7 @@ from pymem.chat import (
     printable,
     usage_of,
 )
-from pymem.store import _sync_and_async
+from pymem.steps import _sync_and_async
 
 CONSOLIDATE = "pymem_consolidate"
 PROFILE = "pymem_profile"

@@ -25,8 +25,8 @@ from pymem.chat import (
     message_content,
 )
 from pymem.jobs import PROMPTS
+from pymem.records import ClaimedReview
 from pymem.review import DECISIONS, JudgeError, MalformedVerdict, Verdict, verdict
-from pymem.store import ClaimedReview
 
 REVIEW = "pymem_review"
 # the system message: the prompt file, whose first line names the job (docs/llm.md)

@@ -9,7 +9,7 @@ on the review and in the history. A failed judgement (a malformed answer, an err
 a timeout) is given back with its error (``release_review``): retried later, and
 parked after ``settings.review_max_attempts`` failures, never decided by default.
 
-A judge is any callable taking a :class:`~pymem.store.ClaimedReview` and returning a
+A judge is any callable taking a :class:`~pymem.records.ClaimedReview` and returning a
 :class:`Verdict`, a ``(decision, reason)`` pair or a mapping with both keys (the async
 worker also takes an ``async def``); :class:`pymem.judge.OpenAIJudge` asks an
 OpenAI-compatible chat completions endpoint.
@@ -50,7 +50,8 @@ from pymem.errors import (
     ReviewStale,
     SerializationFailure,
 )
-from pymem.store import AsyncMemoryStore, ClaimedReview, MemoryStore
+from pymem.records import ClaimedReview
+from pymem.store import AsyncMemoryStore, MemoryStore
 from pymem.wording import counted
 
 DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")

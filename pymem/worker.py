@@ -29,6 +29,7 @@ from pymem.chat import ModelError, usage_of
 from pymem.errors import PymemError
 from pymem.jobs import JobResult, _consolidate_steps, _profile_steps, _reflect_steps
 from pymem.judge import ajudged, judged
+from pymem.records import ClaimedJob
 from pymem.review import (
     AsyncReviewWorker,
     ReviewCounts,
@@ -37,7 +38,7 @@ from pymem.review import (
     _Reviewer,
     _Steps,
 )
-from pymem.store import AsyncMemoryStore, ClaimedJob, MemoryStore
+from pymem.store import AsyncMemoryStore, MemoryStore
 
 MODEL_JOBS = ("consolidate", "profile", "reflect")
 JOBS = ("review", *MODEL_JOBS)

@@ -142,12 +142,14 @@ def a_backend_waits_on_a_lock(watcher: psycopg.Connection, seconds: float = 10.0
 
 def interrupting(hit: int | None, *, driver_only: bool = False):
     """A trace function raising KeyboardInterrupt at the ``hit``-th line the wrapper
-    (pymem/store.py, pymem/errors.py) runs: where a real Ctrl-C may land, in any of its
-    frames, or the step driver's only (between two steps of a call). None: never."""
-    from pymem import errors, store
+    (pymem/store.py and the modules it is made of, pymem/errors.py) runs: where a real
+    Ctrl-C may land, in any of its frames, or the step driver's only (between two steps
+    of a call). None: never."""
+    from pymem import api_memories, api_people, api_store, calls, conversions, errors, steps, store
 
-    files = {store.__file__, errors.__file__}
-    driver = {store._performed.__code__, store._driven.__code__}
+    modules = (store, steps, calls, conversions, api_memories, api_people, api_store, errors)
+    files = {m.__file__ for m in modules}
+    driver = {steps._performed.__code__, steps._driven.__code__}
 
     def trace(frame, event, arg):
         if frame.f_code.co_filename not in files:

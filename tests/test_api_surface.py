@@ -12,7 +12,7 @@ import pytest
 
 from pymem import MemoryItem, MemoryStore, errors
 from pymem.errors import SchemaMismatch
-from pymem.store import BatchResult, UpsertResult
+from pymem.records import BatchResult, UpsertResult
 from tests.conftest import unit
 
 # Python method names that differ from their SQL function's name.

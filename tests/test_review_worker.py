@@ -158,7 +158,7 @@ def test_a_worker_killed_mid_batch_leaves_claims_that_run_out_and_another_finish
     with ChatServer(script) as server:
         args = ["--once", "--base-url", server.url, "--model", "m", "--batch", "5"]
         child = subprocess.Popen(
-            _cli(fresh_dsn, *args, "--lease", "1.5"),
+            _cli(fresh_dsn, *args, "--lease", "4"),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -179,8 +179,14 @@ def test_a_worker_killed_mid_batch_leaves_claims_that_run_out_and_another_finish
         with MemoryStore(fresh_dsn) as store, OpenAIJudge(server.url, "m") as judge:
             worker = ReviewWorker(store, judge, worker="second")
             # the dead worker's 5 are held until their claim runs out: the others first
+            # (a lease of 4 s: on a loaded machine 1.5 s ran out before this drain began)
             assert worker.drain().decided_total == 7
-            time.sleep(1.6)
+            with psycopg.connect(fresh_dsn) as conn:
+                (left,) = conn.execute(
+                    "SELECT extract(epoch FROM max(claimed_until) - clock_timestamp())"
+                    " FROM pymem.reviews WHERE claimed_by IS NOT NULL"
+                ).fetchone()
+            time.sleep(max(float(left), 0) + 0.1)
             again = worker.drain()
     assert again.decided_total == 5 and again.failed == 0
     rows = reviews(fresh_dsn)
@@ -859,7 +865,7 @@ def _claimed():
     from datetime import datetime, timezone
     from uuid import uuid4
 
-    from pymem.store import ClaimedReview
+    from pymem.records import ClaimedReview
 
     now = datetime.now(timezone.utc)
     return ClaimedReview(
