@@ -32,7 +32,6 @@ import secrets
 import socket
 import threading
 import time
-import types
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -51,6 +50,7 @@ from pymem.errors import (
     SerializationFailure,
 )
 from pymem.records import ClaimedReview
+from pymem.steps import _awaited, _performed
 from pymem.store import AsyncMemoryStore, MemoryStore
 from pymem.wording import counted
 
@@ -563,29 +563,10 @@ class _Reviewer:
             self.on_outcome(outcome)
 
 
-@types.coroutine
-def _driven(steps: _Steps[_T]) -> _Steps[_T]:
-    """Runs ``steps``: calls each and sends its result back, or throws its exception back
-    in; a result that is awaitable is awaited first (this generator is then awaited)."""
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            step = steps.send(value) if error is None else steps.throw(error)
-        except StopIteration as done:
-            return done.value
-        try:
-            value, error = step(), None
-            if inspect.isawaitable(value):
-                value = yield from value.__await__()
-        except BaseException as exc:  # thrown back in: the steps' own handlers decide
-            value, error = None, exc
-
-
 def _run(steps: _Steps[_T]) -> _T:
     """``steps`` run to their end, as ReviewWorker runs them."""
     try:
-        next(_driven(steps))
+        next(_performed(steps))
     except StopIteration as done:
         return done.value
     raise TypeError("ReviewWorker got an awaitable: use AsyncReviewWorker with an async store")
@@ -663,13 +644,13 @@ class AsyncReviewWorker(_Reviewer):
         super().__init__(store, judge, **options)
 
     async def run_once(self) -> ReviewCounts:
-        return await _driven(self._run_once())
+        return await _awaited(self._run_once())
 
     async def drain(self) -> ReviewCounts:
-        return await _driven(self._drain())
+        return await _awaited(self._drain())
 
     async def run_forever(self) -> None:
-        await _driven(self._forever())
+        await _awaited(self._forever())
 
     async def _judged(self, review: ClaimedReview) -> Any:
         call = self.judge
