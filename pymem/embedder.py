@@ -41,7 +41,7 @@ class Thresholds:
 
 
 # Fitted by `pymem calibrate --dev ...` on public development pairs and the bundled
-# memory development pairs (pymem/data/memory_dev_pairs.jsonl), English and Chinese
+# memory development pairs (bench/data/memory_dev_pairs.jsonl), English and Chinese
 # each on their own (docs/calibration.md): at most 4% of the distinct pairs of every
 # development source merged; reported there on evaluation pairs the fit never saw
 # and, in the test suite, on the bundled hand-written pairs.

@@ -37,9 +37,9 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import Timing, machine_lines, unit_vectors
+from bench.partitions import PartitionSizes, load
 from pymem import MemoryStore
-from pymem.bench.common import Timing, machine_lines, unit_vectors
-from pymem.bench.partitions import PartitionSizes, load
 from pymem.migrate import migrate
 
 PLAIN, DISTRIBUTED = "pymem_bench_citus_plain", "pymem_bench_citus"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build pymem/data/memory_dev_pairs.jsonl: development pairs that look like memories.
+"""Build bench/data/memory_dev_pairs.jsonl: development pairs that look like memories.
 
 The public paraphrase sets that `pymem calibrate` fits on (scripts/build_calibration_pairs.py)
 are news sentences, captions and search questions: they carry none of what an assistant's
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from jsonl_build import jsonl, write_or_check
 
-OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_pairs.jsonl"
+OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_pairs.jsonl"
 
 # (why, a, b) by language and label. `a` is the memory already stored, `b` the new one.
 EN_DUPLICATE = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build pymem/data/memory_dev_stream.jsonl: a development memory stream for `pymem eval`.
+"""Build bench/data/memory_dev_stream.jsonl: a development memory stream for `pymem eval`.
 
 The bundled stream (pymem/datasets/eval_stream.jsonl) is evaluation data: no setting is
 fitted on it. This stream is where the reviewer's settings are fitted (`review_floor` of
@@ -14,7 +14,7 @@ bundled stream (docs/eval.md). Rebuilt byte for byte:
 
     python scripts/build_memory_dev_stream.py            # writes the file
     python scripts/build_memory_dev_stream.py --check    # fails if the file differs
-    pymem eval --dataset pymem/data/memory_dev_stream.jsonl
+    pymem eval --dataset bench/data/memory_dev_stream.jsonl
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jsonl_build import jsonl, write_or_check
 
-OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_stream.jsonl"
+OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream.jsonl"
 # the day each session happened
 S = {1: 0, 2: 10, 3: 40, 4: 80}
 

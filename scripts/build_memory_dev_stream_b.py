@@ -1,4 +1,4 @@
-"""Build pymem/data/memory_dev_stream_b.jsonl: a second development stream for `pymem eval`.
+"""Build bench/data/memory_dev_stream_b.jsonl: a second development stream for `pymem eval`.
 
 Written by hand on 2026-12-06 for issue 34: temporary states that still hold when the
 questions are asked (said the ways people say them: "for two weeks", "until the end of
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from jsonl_build import jsonl, write_or_check
 
-OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_stream_b.jsonl"
+OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream_b.jsonl"
 
 LABELS = {"new", "paraphrase", "update", "state", "contradiction"}
 KINDS = {"fact", "preference", "habit", "state", "event", "profile", "goal"}

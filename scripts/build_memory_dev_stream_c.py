@@ -1,4 +1,4 @@
-"""Build pymem/data/memory_dev_stream_c.jsonl: a third development stream for `pymem eval`.
+"""Build bench/data/memory_dev_stream_c.jsonl: a third development stream for `pymem eval`.
 
 Written by hand on 2026-12-06 for issue 34, by a writer who read only the format of
 stream B (its builder's rules and the loader in pymem/eval.py), not its memories, and
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from jsonl_build import jsonl, write_or_check
 
-OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_stream_c.jsonl"
+OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream_c.jsonl"
 
 LABELS = {"new", "paraphrase", "update", "state", "contradiction"}
 KINDS = {"fact", "preference", "habit", "state", "event", "profile", "goal"}

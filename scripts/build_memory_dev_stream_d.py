@@ -1,4 +1,4 @@
-"""Build pymem/data/memory_dev_stream_d.jsonl: stream D, the unseen measure for `pymem eval`.
+"""Build bench/data/memory_dev_stream_d.jsonl: stream D, the unseen measure for `pymem eval`.
 
 Written by hand on 2026-12-06 for issue 34, by a writer who read only the format of
 stream C (its builder's docstring, constants and helpers, scripts/jsonl_build.py and the
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from jsonl_build import jsonl, write_or_check
 
-OUT = Path(__file__).resolve().parent.parent / "pymem" / "data" / "memory_dev_stream_d.jsonl"
+OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream_d.jsonl"
 
 LABELS = {"new", "paraphrase", "update", "state", "contradiction"}
 KINDS = {"fact", "preference", "habit", "state", "event", "profile", "goal"}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pymem.bench import all as bench_all
-from pymem.bench import consolidate, importing, partitions, recall, targets, upsert
-from pymem.bench.upsert import Scenario
+from bench import all as bench_all
+from bench import consolidate, importing, partitions, recall, targets, upsert
+from bench.upsert import Scenario
 from pymem.cli import main
 
 TINY = (
@@ -178,7 +178,7 @@ def _check_partitions(res, lines) -> None:
         assert math.isfinite(res[op]["ratio"])
 
 
-# -- targets: one definition (pymem.bench.targets.TARGETS), printed and plotted from it ----
+# -- targets: one definition (bench.targets.TARGETS), printed and plotted from it ----
 
 
 def _expected_figures(raw) -> dict[tuple[str, str], float]:

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from pymem.bench import peers
+from bench import peers
 from pymem.cli import main as cli_main
 from pymem.server import create_database
 from tests.conftest import _drop, _with_dbname

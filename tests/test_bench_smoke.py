@@ -4,7 +4,7 @@ run of each. Never timing: speed is for ``pymem bench``, not for tests."""
 
 from __future__ import annotations
 
-from pymem.bench import locality, recall
+from bench import locality, recall
 
 TINY_RECALL = recall.RecallSizes(
     table_rows=300,

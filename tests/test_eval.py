@@ -72,10 +72,10 @@ def test_the_bundled_stream_is_rebuilt_byte_for_byte():
 
 @pytest.mark.parametrize("stream", ["", "_b", "_c", "_d"])
 def test_the_development_streams_load_and_are_rebuilt_byte_for_byte(stream):
-    """pymem/data/memory_dev_stream*.jsonl (docs/eval.md: where the rules were fitted, and
+    """bench/data/memory_dev_stream*.jsonl (docs/eval.md: where the rules were fitted, and
     stream D, the unseen measure) are valid streams apart from the bundled one: other
     people, contradictions, both languages; each is what its builder writes."""
-    path = ROOT / "pymem" / "data" / f"memory_dev_stream{stream}.jsonl"
+    path = ROOT / "bench" / "data" / f"memory_dev_stream{stream}.jsonl"
     dev = load_dataset(path)
     assert {m.label for m in dev.memories} >= {"paraphrase", "update", "contradiction"}
     bundled = {m.content for m in load_dataset().memories}

@@ -9,8 +9,8 @@ import numpy as np
 import psycopg
 import pytest
 
+from bench.importing import QUICK, write_jsonl
 from pymem import MemoryStore
-from pymem.bench.importing import QUICK, write_jsonl
 from pymem.cli import main
 from pymem.errors import (
     ContentTooLong,

@@ -147,7 +147,7 @@ def test_a_bench_does_not_reuse_a_database_it_did_not_make(admin_dsn, capsys, ar
 
 def test_eval_and_bench_databases_go_to_the_server_of_pymem_dsn(admin_dsn, monkeypatch):
     """Every command reads PYMEM_DSN; eval and bench started an embedded server instead."""
-    from pymem.bench.common import bench_database
+    from bench.common import bench_database
     from pymem.eval import eval_database
 
     monkeypatch.setenv("PYMEM_DSN", admin_dsn)

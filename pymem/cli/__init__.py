@@ -135,4 +135,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         sys.stdout, sys.stderr = stdout, stderr
-

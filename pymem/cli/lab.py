@@ -25,14 +25,34 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return run_llm_demo(args.dsn, chat)
 
 
+def _checkout_bench() -> bool:
+    """The benchmarks live in the repository's bench/, beside pymem/, not in the
+    installed package: importable from a checkout (an editable install), else said."""
+    import pymem
+
+    root = Path(pymem.__file__).resolve().parent.parent
+    if not (root / "bench" / "__init__.py").is_file():
+        print(
+            "pymem bench: the benchmarks are not installed with the package; run them from a "
+            "checkout of pymem's repository (pip install -e . there)",
+            file=sys.stderr,
+        )
+        return False
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return True
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if not _checkout_bench():
+        return 2
     if args.which in (None, "all"):
-        from pymem.bench.all import main as all_main
+        from bench.all import main as all_main
 
         return all_main(args.dsn, quick=args.quick, as_json=args.json, out_dir=args.out)
     if args.which == "peers" and not args.out:
         # against mem0 (the optional extra pymem[peers]); not part of the run of all
-        from pymem.bench.peers import main as peers_main
+        from bench.peers import main as peers_main
 
         return peers_main(args.dsn, quick=args.quick, as_json=args.json)
     if args.json or args.out:
@@ -42,17 +62,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
         return 2
     if args.which == "upsert":
-        from pymem.bench.upsert import main as bench_main
+        from bench.upsert import main as bench_main
     elif args.which == "consolidate":
-        from pymem.bench.consolidate import main as bench_main
+        from bench.consolidate import main as bench_main
     elif args.which == "import":
-        from pymem.bench.importing import main as bench_main
+        from bench.importing import main as bench_main
     elif args.which == "partitions":
-        from pymem.bench.partitions import main as bench_main
+        from bench.partitions import main as bench_main
     elif args.which == "locality":
-        from pymem.bench.locality import main as bench_main
+        from bench.locality import main as bench_main
     else:
-        from pymem.bench.recall import main as bench_main
+        from bench.recall import main as bench_main
     if args.dimensions is not None:
         if args.which not in ("recall", "upsert", "import"):
             print("pymem bench: --dimensions is for recall, upsert and import", file=sys.stderr)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from pymem.bench.common import (
+from bench.common import (
     MemoryRows,
     Out,
     TextGen,
@@ -54,7 +54,7 @@ from pymem.bench.common import (
     unit_vectors,
     vacuum_analyze,
 )
-from pymem.bench.targets import Measured, judge, report
+from bench.targets import Measured, judge, report
 
 DATABASE = "pymem_bench_upsert"
 METHODS = ("a", "b", "c")
@@ -840,7 +840,7 @@ def concurrent_writers(
 
 
 def target_figures(results: dict[str, Any], sizes: UpsertSizes) -> list[Measured]:
-    """The figures of this run that README.md states a target for (pymem.bench.targets)."""
+    """The figures of this run that README.md states a target for (bench.targets)."""
     bt = results["batch"]
     return [
         Measured(

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from pymem.bench.common import (
+from bench.common import (
     MemoryRows,
     Out,
     TextGen,
@@ -52,7 +52,7 @@ from pymem.bench.common import (
     unit_vectors,
     vacuum_analyze,
 )
-from pymem.bench.targets import Measured, judge, report
+from bench.targets import Measured, judge, report
 
 DATABASE = "pymem_bench_recall"
 FORMAT_VERSION = 2  # bump when the generated data changes
@@ -798,7 +798,7 @@ def run(dsn: str, sizes: RecallSizes = FULL, out: Out = print, *, reuse: bool = 
 
 
 def target_figures(results: dict[str, Any]) -> list[Measured]:
-    """The figures of this run that README.md states a target for (pymem.bench.targets):
+    """The figures of this run that README.md states a target for (bench.targets):
     for each size, the first user (arrival order) interleaved with its bare top 10."""
     figures = []
     for n in results["sizes"]:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pymem.bench.common import (
+from bench.common import (
     MemoryRows,
     Out,
     bench_database,
@@ -34,7 +34,7 @@ from pymem.bench.common import (
     timestamps_us,
     vacuum_analyze,
 )
-from pymem.bench.targets import Measured, judge, report
+from bench.targets import Measured, judge, report
 
 DATABASE = "pymem_bench_consolidate"
 THRESHOLD = 0.7
@@ -266,7 +266,7 @@ def run(dsn: str, sizes: ConsolidateSizes = FULL, out: Out = print) -> dict:
 
 
 def target_figures(results: list[dict[str, Any]]) -> list[Measured]:
-    """The figures of this run that README.md states a target for (pymem.bench.targets)."""
+    """The figures of this run that README.md states a target for (bench.targets)."""
     figures = []
     for r in results:
         case = f"{r['n']:,} memories"

@@ -6,7 +6,7 @@ Runs the write path (plain INSERT vs client-side SELECT + write vs
 consolidation candidates vs the all-pairs scan, and a plain store against the
 same store hash-partitioned by user_id, each in fresh databases, then prints
 one table of what each measured next to its baseline, and each target that
-README.md states (``pymem.bench.targets``, the one definition) MET or MISSED:
+README.md states (``bench.targets``, the one definition) MET or MISSED:
 a ratio against the floor measured beside it where the README states a ratio.
 ``--json`` prints that table as one object; ``--out DIR`` writes
 ``bench.json`` and, with matplotlib installed (``pip install 'pymem[plot]'``),
@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from pymem.bench import common, consolidate, importing, partitions, recall, targets, upsert
+from bench import common, consolidate, importing, partitions, recall, targets, upsert
 
 FLOOR = "floor (bare SQL)"
 
@@ -43,7 +43,7 @@ def _row(
 ) -> dict[str, Any]:
     """A row of the table. ``pymem`` names which of ``values`` are pymem's (the others are
     baselines: plain SQL, the client-side way, or the floor); ``judged`` holds (figure of
-    pymem.bench.targets, its case or "" for any, the series it judges), at ``size``
+    bench.targets, its case or "" for any, the series it judges), at ``size``
     memories where the figure depends on it."""
     assert set(pymem) <= set(values) and all(j[2] in pymem for j in judged)
     return {
@@ -282,7 +282,7 @@ def figure(summary: dict[str, Any]):
 
     One panel per benchmark; pymem's bars in colour, the baselines and bare-SQL floors
     grey and hatched, each legend beside its panel (outside the bars); each target of
-    pymem.bench.targets judged on a row is a mark across the bar it judges and a line of
+    bench.targets judged on a row is a mark across the bar it judges and a line of
     the row's label with the measured value and the verdict."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -16,7 +16,7 @@ top 10 (``ORDER BY embedding <=> q LIMIT 10`` over the user's live hot
 rows), upsert against the bare exact nearest-8 scan plus a plain INSERT of
 the row (what any dedup must at least do), so the cost of the functions
 themselves shows, judged against the targets docs/scaling.md states
-(``pymem.bench.targets``).
+(``bench.targets``).
 
 Checked: both stores hold the same ids (the conversion copies them), so every
 recall must return the same ids in the same order, every upsert the same
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from pymem.bench.common import (
+from bench.common import (
     MemoryRows,
     Out,
     TextGen,
@@ -48,7 +48,7 @@ from pymem.bench.common import (
     vacuum_analyze,
     verdict,
 )
-from pymem.bench.targets import Measured, judge, report
+from bench.targets import Measured, judge, report
 
 PLAIN = "pymem_bench_part_plain"
 PARTITIONED = "pymem_bench_part_hash"

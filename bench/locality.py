@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from pymem.bench import recall as rb
-from pymem.bench.common import (
+from bench import recall as rb
+from bench.common import (
     Out,
     bench_database,
     connect,

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from psycopg import sql
 
-from pymem.bench.common import (
+from bench.common import (
     Out,
     TextGen,
     Timing,

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from pymem.bench.common import (
+from bench.common import (
     Out,
     bench_database,
     connect,
@@ -37,7 +37,7 @@ from pymem.bench.common import (
     recreate_database,
     unit_vectors,
 )
-from pymem.bench.targets import Measured, judge, report
+from bench.targets import Measured, judge, report
 
 DATABASE = "pymem_bench_import"
 
