@@ -299,7 +299,7 @@ def pgxn_meta(sources: Sources | None = None) -> dict:
             }
         },
         "prereqs": {
-            "runtime": {"requires": {"PostgreSQL": "16.0.0", "vector": "0.5.0", "pg_trgm": 0}}
+            "runtime": {"requires": {"PostgreSQL": "14.0.0", "vector": "0.7.0", "pg_trgm": 0}}
         },
         "meta-spec": {"version": "1.0.0", "url": "https://pgxn.org/meta/spec.txt"},
         "tags": ["memory", "ai", "llm", "pgvector"],
