@@ -56,7 +56,7 @@ class Target:
         return base + self.limit  # "over"
 
 
-_READ_TARGETS = "docs/benchmarks.md, Read path and decay, 'Targets:'"
+_READ_TARGETS = "docs/benchmarks.md, Targets"
 TARGETS: tuple[Target, ...] = (
     Target(
         "batch_over_floor",
@@ -66,8 +66,8 @@ TARGETS: tuple[Target, ...] = (
         1.3,
         "ratio",
         None,
-        "docs/benchmarks.md, Write path, 'also measured': upsert_memories, 100 facts"
-        " (target 1.3x); docs/sql-api.md, upsert_memory_arrays (within 1.3x of its floor)",
+        "docs/benchmarks.md, Targets (target 1.3x); docs/sql-api.md,"
+        " upsert_memory_arrays (within 1.3x of its floor)",
     ),
     Target(
         "new_fact_over_floor",
@@ -77,8 +77,7 @@ TARGETS: tuple[Target, ...] = (
         0.3,
         "over",
         1_000,
-        "docs/benchmarks.md, Write path, 'also measured': upsert_memory, a new fact"
-        " (target: its floor + 0.3 ms)",
+        "docs/benchmarks.md, Targets (target: its floor + 0.3 ms)",
     ),
     Target(
         "import_over_insert",
@@ -88,7 +87,7 @@ TARGETS: tuple[Target, ...] = (
         1.0,
         "ratio",
         None,
-        "docs/benchmarks.md, Write path, 'also measured': pymem import (target >= 1x)",
+        "docs/benchmarks.md, Targets (target >= 1x)",
     ),
     Target(
         "recall_over_bare",
@@ -148,7 +147,7 @@ TARGETS: tuple[Target, ...] = (
         20.0,
         "speedup",
         10_000,
-        "docs/benchmarks.md, Consolidation candidates (Target >= 20x at 10k)",
+        "docs/benchmarks.md, Targets (Target >= 20x at 10k)",
     ),
     Target(
         "consolidation_pair_share",
@@ -158,7 +157,7 @@ TARGETS: tuple[Target, ...] = (
         0.95,
         "share",
         10_000,
-        "docs/benchmarks.md, Consolidation candidates (with >= 95% of the pairs)",
+        "docs/benchmarks.md, Targets (with >= 95% of the pairs)",
     ),
     Target(
         "partitions_recall_over_floor",
