@@ -330,11 +330,10 @@ def _idle(conn: psycopg.Connection | psycopg.AsyncConnection) -> bool:
 
 
 class _Hold:
-    """A store's lock taken for one call, let go only by the call that took it: the
-    lock is taken and recorded held in one line, and let go and recorded free in one,
-    so an interrupted call lets go of a lock it took, once, and never of one another
-    thread (task) holds. Letting go twice is letting go once: the session's finally and
-    the call's outermost one both do (a Ctrl-C may land in the first)."""
+    """A store's lock taken for one call, let go only by the call that took it: an
+    interrupted call lets go of a lock it took, once, and never of one another thread
+    (task) holds. Letting go twice is letting go once: the session's finally and the
+    call's outermost one both do (a Ctrl-C may land in the first)."""
 
     def __init__(self, lock: Any) -> None:
         self._lock, self._held = lock, False
@@ -349,5 +348,19 @@ class _Hold:
         self._held = await self._lock.acquire()
 
     def let_go(self) -> None:
+        # A real Ctrl-C lands between bytecodes, not lines: right after a call returns.
+        if isinstance(self._lock, asyncio.Lock):
+            if self._held:
+                # release is Python code, where a Ctrl-C may land before it lets go: the
+                # flag stays set for the second call. Landing after, the second call finds
+                # the lock free (no other task ran in between: nothing was awaited)
+                with contextlib.suppress(RuntimeError):
+                    self._lock.release()
+                self._held = False
+            return
+        # The flag cleared, then the lock let go, on one line: threading.Lock.release is
+        # C, so no Ctrl-C lands between the two, and one landing after finds the flag
+        # clear. (Let go first and cleared after, a Ctrl-C landing between them made the
+        # second call let go again: "release unlocked lock", caught interrupting eval.)
         if self._held:
-            self._held = self._lock.release() or False
+            self._held = False; self._lock.release()  # noqa: E702  # fmt: skip

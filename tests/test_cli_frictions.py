@@ -277,3 +277,32 @@ def test_reviews_shows_the_review_ids_that_review_names(fresh_dsn, capsys):
     assert main(["--dsn", fresh_dsn, "reviews", "--user", "ann"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].split() == ["review", str(review.review_id)]
+
+
+def test_a_ctrl_c_right_after_the_stores_lock_is_let_go_does_not_let_it_go_twice():
+    """CI interrupting `pymem eval` once ended in "RuntimeError: release unlocked lock":
+    a Ctrl-C that landed right after the lock's release returned, before the hold
+    recorded it, made the call's outer finally release it again. A lock whose release
+    is followed at once by a Ctrl-C stands for that moment."""
+    import threading
+
+    from pymem.steps import _Hold
+
+    class InterruptedRightAfterRelease:
+        def __init__(self) -> None:
+            self.inner = threading.Lock()
+
+        def acquire(self) -> bool:
+            return self.inner.acquire()
+
+        def release(self) -> None:
+            self.inner.release()
+            raise KeyboardInterrupt
+
+    lock = InterruptedRightAfterRelease()
+    hold = _Hold(lock)
+    hold.take()
+    with pytest.raises(KeyboardInterrupt):
+        hold.let_go()
+    hold.let_go()  # the outer finally's: nothing left to let go
+    assert not lock.inner.locked()
