@@ -26,7 +26,12 @@ from pathlib import Path
 
 import sqlparse
 
-from pymem.migrate import DEFAULT_FUNCTION_PATH, migrations_dir, sql_dir
+from pymem.migrate import (
+    DEFAULT_FUNCTION_PATH,
+    migration_function_names,
+    migrations_dir,
+    sql_dir,
+)
 
 NAME = "pymem"
 PACKAGE_VERSION = "0.1.0"
@@ -222,16 +227,6 @@ $$;
 """
 
 
-def _migration_function_names(sources: Sources) -> list[str]:
-    pattern = re.compile(
-        r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+pymem\.(\w+)", re.IGNORECASE
-    )
-    names: set[str] = set()
-    for path in sources.migration_files().values():
-        names.update(pattern.findall(path.read_text(encoding="utf-8")))
-    return sorted(names)
-
-
 def _migrations_text(sources: Sources, after: int, upto: int) -> str:
     parts = []
     for number, path in sorted(sources.migration_files().items()):
@@ -274,7 +269,7 @@ def update_script(sources: Sources, level: int) -> str:
         _migrations_text(sources, level - 1, level),
     ]
     if level == sources.level():
-        names = ", ".join(f"'{n}'" for n in _migration_function_names(sources))
+        names = ", ".join(f"'{n}'" for n in sorted(migration_function_names(sources.migrations)))
         parts += [_SEARCH_PATH, _sql_text(sources), _DROP_STALE % f"ARRAY[{names}]::text[]"]
         parts.append(_CONFIG_DUMP)
     return "\n".join(parts)
@@ -331,6 +326,15 @@ def files(sources: Sources | None = None, first: int = 1) -> dict[str, str]:
     return out
 
 
+def files_replaced(out: Path, sources: Sources | None = None) -> list[Path]:
+    """The files in ``out`` that :func:`write_files` would overwrite with other text."""
+    return [
+        out / name
+        for name, text in files(sources).items()
+        if (out / name).is_file() and (out / name).read_text(encoding="utf-8") != text
+    ]
+
+
 def write_files(out: Path, sources: Sources | None = None) -> list[Path]:
     """Write :func:`files` into ``out`` (made if missing); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -379,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write into")
     args = parser.parse_args(argv)
+    # a developer's regeneration of extension/ (the files a test holds current) overwrites
     for path in write_files(args.out):
         print(path)
     return 0

@@ -215,13 +215,14 @@ def sql_text(text: str, schemas: dict[str, str], members: dict[str, str] | None 
     return re.sub(r"\bpublic\.([a-z_][a-z0-9_]*)", qualify, text)
 
 
-def migration_function_names() -> set[str]:
-    """Names of the functions the migrations create (text rules, name tokenizer)."""
+def migration_function_names(directory: Path | None = None) -> set[str]:
+    """Names of the functions the migrations create (text rules, name tokenizer), in
+    ``directory`` (this release's migrations/ by default)."""
     pattern = re.compile(
         r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+pymem\.(\w+)", re.IGNORECASE
     )
     names: set[str] = set()
-    for path in migrations_dir().glob("[0-9]*.sql"):
+    for path in (directory or migrations_dir()).glob("[0-9]*.sql"):
         names.update(pattern.findall(path.read_text(encoding="utf-8")))
     return names
 

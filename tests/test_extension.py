@@ -295,3 +295,18 @@ def test_setup_through_the_python_store_reports_its_steps(new_database):
         assert steps[-1].step == "grants"
         assert [s.step for s in store.setup()] == ["grants"]  # again: nothing left to make
         assert store.get_settings().embedding_dimensions == 3
+
+
+def test_the_cli_overwrites_files_that_differ_only_with_yes(tmp_path, capsys):
+    from pymem.cli import main
+
+    out = tmp_path / "ext"
+    assert main(["extension", "files", "--out", str(out)]) == 0
+    control = out / "pymem.control"
+    control.write_text("# edited by hand\n")
+    capsys.readouterr()
+    assert main(["extension", "files", "--out", str(out)]) == 2
+    assert "pymem.control" in capsys.readouterr().err
+    assert control.read_text() == "# edited by hand\n"  # nothing was written
+    assert main(["extension", "files", "--out", str(out), "--yes"]) == 0
+    assert control.read_text() == extension.control_file()

@@ -233,6 +233,15 @@ def cmd_extension(args: argparse.Namespace) -> int:
     from pymem import extension
 
     if args.extension_action == "files":
+        replaced = extension.files_replaced(Path(args.out))
+        if replaced and not args.yes:
+            names = ", ".join(p.name for p in replaced)
+            print(
+                f"pymem extension files: {len(replaced)} files in {args.out} hold other text "
+                f"({names}); add --yes to overwrite them (nothing was written)",
+                file=sys.stderr,
+            )
+            return 2
         for path in extension.write_files(Path(args.out)):
             print(path)
         return 0
@@ -462,6 +471,7 @@ def add_parsers(sub) -> None:
         "DIR (then copy them into $(pg_config --sharedir)/extension, or run make install)",
     )
     f.add_argument("--out", required=True, metavar="DIR", help="directory to write into")
+    f.add_argument("--yes", action="store_true", help="overwrite files there that differ")
     actions.add_parser(
         "tle",
         help="print the pg_tle calls that install this release where only SQL reaches "
