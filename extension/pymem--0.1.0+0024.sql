@@ -4493,6 +4493,22 @@ BEGIN
 END;
 $$;
 
+-- Which of a write's nearest candidates, in order of distance, the write acts
+-- on, given what pymem._decision says of each: the first duplicate anywhere
+-- (reinforcing a fact beats replacing one), else the closest supersede, else
+-- the closest related neighbour (an insert's matched_id). NULL: none of them.
+-- The one statement of this preference: pymem._match acts on it and the
+-- write benchmark verifies each replayed decision with it (bench/upsert.py).
+CREATE OR REPLACE FUNCTION pymem._preferred_candidate(actions text[])
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+RETURN coalesce(
+    array_position(actions, 'duplicate'),
+    array_position(actions, 'superseded'),
+    array_position(actions, 'related')
+);
+
 DO $pymem_load$
 BEGIN
     EXECUTE pg_catalog.replace($pymem_statement$-- The decision for one prepared item, without writing anything:
@@ -4522,6 +4538,12 @@ DECLARE
     v_candidate record;
     v_decision record;
     v_other record;
+    -- the nearest candidates that could decide, in order of distance
+    v_ids uuid [] := '{}';
+    v_sims double precision [] := '{}';
+    v_actions text [] := '{}';
+    v_rules text [] := '{}';
+    v_pick integer;
     v_evidence pymem.pair_evidence;
     -- the settings this item is decided with: its own thresholds and on_related
     v_settings pymem.settings := cfg;
@@ -4692,28 +4714,23 @@ BEGIN
             v_settings
         );
         CONTINUE WHEN v_decision.action IS NULL;
-        IF v_decision.action = 'duplicate' THEN
-            action := 'duplicate';
-            target_id := v_candidate.id;
-            matched_id := v_candidate.id;
-            similarity := v_candidate.sim;
-            rule := v_decision.rule;
-            RETURN;
-        ELSIF action = 'inserted' AND target_id IS NULL
-            AND v_decision.action = 'superseded' THEN
-            action := 'superseded';
-            target_id := v_candidate.id;
-            matched_id := v_candidate.id;
-            similarity := v_candidate.sim;
-            rule := v_decision.rule;
-        ELSIF matched_id IS NULL AND v_decision.action = 'related' THEN
-            matched_id := v_candidate.id;
-            similarity := v_candidate.sim;
-            rule := v_decision.rule;
-        END IF;
+        v_ids := v_ids || v_candidate.id;
+        v_sims := v_sims || v_candidate.sim;
+        v_actions := v_actions || v_decision.action;
+        v_rules := v_rules || v_decision.rule;
+        -- a duplicate is preferred wherever it stands: the rest cannot change the pick
+        EXIT WHEN v_decision.action = 'duplicate';
     END LOOP;
-    IF action = 'superseded' THEN
-        RETURN;
+    v_pick := pymem._preferred_candidate(v_actions);
+    IF v_pick IS NOT NULL THEN
+        matched_id := v_ids[v_pick];
+        similarity := v_sims[v_pick];
+        rule := v_rules[v_pick];
+        IF v_actions[v_pick] IN ('duplicate', 'superseded') THEN
+            action := v_actions[v_pick];
+            target_id := matched_id;
+            RETURN;
+        END IF;
     END IF;
     v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
     IF v_other.memory_id IS NOT NULL THEN
