@@ -106,6 +106,10 @@ def test_documented_calls_from_node_pg_with_untyped_parameters(fresh_dsn):
     actions = [r["action"] for r in by_name["upsert_memory_arrays"]]
     assert len(actions) == 3 and actions[0] == "inserted"
     assert by_name["import_lines_done"] == [{"import_lines_done": 3}]
+    # what docs/sql-api.md tells a node-pg user to read when a JSON value is refused
+    (plain,) = [s for s in steps if s["name"] == "set_fact, a plain JS string as the value"]
+    assert plain["message"] == "invalid input syntax for type json"
+    assert "unnamed portal parameter $3" in plain["where"]
 
 
 def _api_calls(conn: psycopg.Connection) -> list[tuple[str, str, list[str]]]:

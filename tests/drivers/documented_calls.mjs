@@ -3,7 +3,7 @@
 // text, so the server resolves each function from the parameters' positions
 // and names alone. Run by tests/test_drivers.py on a fresh clone of the test
 // store (connection from the PG* environment); prints one JSON report:
-//   {"steps": [{name, sql, types, expect, ok, sqlstate, message, rows}]}
+//   {"steps": [{name, sql, types, expect, ok, sqlstate, message, where, rows}]}
 // `types` are the parameter types the server must infer (the test checks
 // them with the ParameterDescription pgx encodes by); `expect` a SQLSTATE the
 // call must raise instead of succeeding. One process and one connection for
@@ -20,7 +20,9 @@ async function call(name, sql, params, types, expect = null) {
     const result = await client.query(sql, params);
     Object.assign(step, { ok: true, rows: result.rows });
   } catch (err) {
-    Object.assign(step, { ok: false, sqlstate: err.code ?? null, message: err.message });
+    Object.assign(step, {
+      ok: false, sqlstate: err.code ?? null, message: err.message, where: err.where ?? null,
+    });
   }
   steps.push(step);
   return step.rows ?? [];
@@ -167,6 +169,10 @@ try {
   // --- facts and contradictions
   await call("set_fact", "SELECT pymem.set_fact($1, $2, $3)",
     ["ann", "user_city", JSON.stringify("Hangzhou")], [T, T, J]);
+  // a JS string is not JSON text: PostgreSQL refuses it while binding, before pymem
+  // runs, and its CONTEXT (node-pg's err.where) names the parameter by position
+  await call("set_fact, a plain JS string as the value", "SELECT pymem.set_fact($1, $2, $3)",
+    ["ann", "user_city", "Hangzhou"], [T, T, J], "22P02");
   await call("set_fact, confidence a number by name",
     "SELECT pymem.set_fact($1, $2, $3, confidence => $4)",
     ["ann", "user_city", JSON.stringify("Shanghai"), 0.9], [T, T, J, F]);
