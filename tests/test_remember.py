@@ -24,7 +24,9 @@ USER = "lu"
 # the conversation's days: yesterday and today (a state it names must still hold)
 TODAY = datetime.now(timezone.utc).replace(hour=9, minute=0, second=0, microsecond=0)
 YESTERDAY = TODAY - timedelta(days=1)
-WEEK_END = (YESTERDAY + timedelta(days=7 - YESTERDAY.weekday())).replace(hour=0)
+# the Monday after TODAY: still ahead on a Monday (the Monday after a Sunday YESTERDAY was
+# today's midnight, already past, and the store refused the state all Monday)
+WEEK_END = (TODAY + timedelta(days=7 - TODAY.weekday())).replace(hour=0)
 
 
 def said(day: datetime, role: str, text: str) -> dict:
