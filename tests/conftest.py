@@ -23,6 +23,14 @@ connections take ``fresh_dsn``: their own clone, dropped afterwards.
 from __future__ import annotations
 
 import os
+
+# One BLAS thread, set before numpy loads (here, in the controller and in each worker;
+# the CLI processes tests start inherit it). The bundled embedder multiplies small
+# matrices, where OpenBLAS's own threads (one a core by default) cost more than they
+# save: on this 2-core machine 100 single-text embeddings took 2.3-5 s of CPU with the
+# default against 0.25 s with one thread (vectors equal to ~1e-7), and three workers
+# each spinning two BLAS threads fought over two cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import shutil
 import tempfile
 import uuid
