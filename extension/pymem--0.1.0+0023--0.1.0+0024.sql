@@ -4380,10 +4380,14 @@ $$;
 -- first of a flagged pair; review_id names one when the memory has
 -- several): keep_both closes it; supersede gives the older memory
 -- (matched_id) the newer one's content in place and retires the newer
--- row; duplicate retires the newer row and reinforces the older; conflict
--- (a related pair only) flags the pair as a contradiction (flag_conflict,
--- the reason as its note) and closes the related review, both memories
--- staying. Returns the surviving memory. Retiring is a soft delete,
+-- row; duplicate retires the newer row and reinforces the older; past (a
+-- related pair only: the newer speaks of a value the older has replaced,
+-- "back when she sold at the market") retires the newer row and leaves the
+-- older as it is, neither reinforced nor given the text as a wording: the
+-- past is history, not a way to find the current value, nor a second value
+-- beside it; conflict (a related pair only) flags the pair as a
+-- contradiction (flag_conflict, the reason as its note) and closes the
+-- related review, both memories staying. Returns the surviving memory. Retiring is a soft delete,
 -- recorded in memory_versions: pymem.undo brings either side back. Other
 -- open reviews of the retired memory move to the survivor. The reason is
 -- kept on the review and in the history of every memory the decision
@@ -4418,8 +4422,9 @@ DECLARE
 BEGIN
     PERFORM pymem._check_user(user_id);
     decision := pymem._word(decision);
-    IF decision IS NULL OR decision NOT IN ('keep_both', 'supersede', 'duplicate', 'conflict') THEN
-        RAISE EXCEPTION 'decision must be keep_both, supersede, duplicate or conflict, got %',
+    IF decision IS NULL
+        OR decision NOT IN ('keep_both', 'supersede', 'duplicate', 'past', 'conflict') THEN
+        RAISE EXCEPTION 'decision must be keep_both, supersede, duplicate, past or conflict, got %',
             coalesce(quote_literal(decision), 'NULL')
             USING ERRCODE = 'PM016';
     END IF;
@@ -4501,9 +4506,9 @@ BEGIN
             USING ERRCODE = 'PM018',
                 HINT = 'Give the review back (release_review) and judge the pair again.';
     END IF;
-    IF decision = 'conflict' AND v_review.cause <> 'related' THEN
+    IF decision IN ('conflict', 'past') AND v_review.cause <> 'related' THEN
         RAISE EXCEPTION 'a % review is settled with keep_both, supersede or duplicate, '
-            'not conflict', v_review.cause
+            'not %', v_review.cause, decision
             USING ERRCODE = 'PM016';
     END IF;
 
@@ -4550,6 +4555,9 @@ BEGIN
                 user_id, v_review.memory_id, v_review.matched_id, v_newer.content,
                 v_newer.embedding
             );
+        ELSIF decision = 'past' THEN
+            -- the older memory is left as it is: only the newer row retires, below
+            NULL;
         ELSE
             PERFORM pymem._set_change_reason(format(
                 'review: duplicate %s merged%s', v_review.memory_id, v_because
@@ -4567,19 +4575,25 @@ BEGIN
         END IF;
         -- the people the retired memory was about are linked to the survivor
         -- (from an array: on Citus an INSERT that selects from a distributed
-        -- table cannot run in a function delegated to a worker)
-        INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
-        SELECT resolve_review.user_id, c.id, v_review.matched_id, 'moved'
-        FROM unnest(ARRAY(
-            SELECT l.contact_id FROM pymem.contact_links AS l
-            WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id
-        )) AS c (id)
-        ON CONFLICT DO NOTHING;
-        DELETE FROM pymem.contact_links AS l
-        WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id;
-        PERFORM pymem._set_change_reason(format(
-            'review: %s, merged into %s%s', decision, v_review.matched_id, v_because
-        ));
+        -- table cannot run in a function delegated to a worker); a past value
+        -- keeps its own, it says nothing of them now
+        IF decision <> 'past' THEN
+            INSERT INTO pymem.contact_links AS l (user_id, contact_id, memory_id, found_by)
+            SELECT resolve_review.user_id, c.id, v_review.matched_id, 'moved'
+            FROM unnest(ARRAY(
+                SELECT l.contact_id FROM pymem.contact_links AS l
+                WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id
+            )) AS c (id)
+            ON CONFLICT DO NOTHING;
+            DELETE FROM pymem.contact_links AS l
+            WHERE l.user_id = resolve_review.user_id AND l.memory_id = v_review.memory_id;
+        END IF;
+        PERFORM pymem._set_change_reason(CASE
+            WHEN decision = 'past' THEN format(
+                'review: past, an earlier value of %s%s', v_review.matched_id, v_because
+            )
+            ELSE format('review: %s, merged into %s%s', decision, v_review.matched_id, v_because)
+        END);
         UPDATE pymem.memories AS m
         SET deleted_at = now()
         WHERE m.user_id = resolve_review.user_id AND m.id = v_review.memory_id;

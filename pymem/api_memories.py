@@ -369,7 +369,8 @@ class MemoryCalls:
         review_id: UUID | str | None = None,
         as_seen: Sequence[datetime] | None = None,
     ) -> UUID:
-        """``pymem.resolve_review``: keep_both, supersede, duplicate or conflict (a related
+        """``pymem.resolve_review``: keep_both, supersede, duplicate, past (the newer speaks
+        of a value the older replaced: retired into the history) or conflict (a related
         pair flagged as a contradiction); the survivor's id. ``reason`` goes into the review
         and the history; ``claimed_by`` is the reviewer deciding (PM017 when another holds
         the review); ``review_id`` picks one of the memory's open reviews; ``as_seen``: the

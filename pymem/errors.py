@@ -114,7 +114,7 @@ class NoPendingReview(PymemError):
 
 class InvalidDecision(PymemError):
     """resolve_review: the decision is not keep_both, supersede, duplicate or (for a
-    related pair) conflict."""
+    related pair) past or conflict."""
 
     sqlstate = "PM016"
 

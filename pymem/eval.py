@@ -470,9 +470,12 @@ def _label_judge(data: Dataset, user: str):
     duplicate, a later value of the slot supersedes, two facts that contradict each other
     are a conflict for the user, anything else is kept. It models time as a careful
     reader does: a write that restates an earlier value of the slot ("the Fiesta Nadia
-    used to drive") never replaces the current one; it is put to the user as a conflict,
-    both kept, since the labels do not say whether it speaks of the past."""
+    used to drive") never replaces the current one. Labelled a paraphrase, it says
+    again what was true before: the past, retired into the history; labelled anything
+    else (an update back to an old value, a contradiction), it is put to the user as a
+    conflict, both kept."""
     fact_by_text = {(m.user, m.content): m.fact for m in data.memories}
+    label_by_text = {(m.user, m.content): m.label for m in data.memories}
     slot_of = {(m.user, m.fact): m.slot for m in data.memories}
     # the order in which each slot's values were first said
     said_first: dict[tuple[str, str], int] = {}
@@ -491,6 +494,11 @@ def _label_judge(data: Dataset, user: str):
             return {"decision": "duplicate", "reason": f"labels: both are {newer}"}
         if slot_of[(user, newer)] == slot_of[(user, older)]:
             if said_first[(user, newer)] < said_first[(user, older)]:
+                if label_by_text[(user, review.content)] == "paraphrase":
+                    return {
+                        "decision": "past",
+                        "reason": f"labels: {newer} says again a value from before {older}",
+                    }
                 return {
                     "decision": "conflict",
                     "reason": f"labels: {newer} restates a value from before {older}",
@@ -527,6 +535,10 @@ def _label_review(
             last_day[outcome.survivor] = day
             last_day.pop(outcome.review.memory_id, None)
             row_fact[outcome.survivor] = fact_by_text[(user, outcome.review.content)]
+            row_fact.pop(outcome.review.memory_id, None)
+        elif outcome.state == "decided" and decision == "past":
+            # the older memory is left as it was: only the newer row retires
+            last_day.pop(outcome.review.memory_id, None)
             row_fact.pop(outcome.review.memory_id, None)
 
     worker = ReviewWorker(

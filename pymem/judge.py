@@ -5,7 +5,7 @@ The wire contract (docs/review-worker.md), fixed so that any server and pymem's 
 speak it: one review per request, ``POST {base_url}/chat/completions`` with
 ``{"model", "messages": [system, user], "temperature": 0}``; the user message holds both
 memories' texts with their kind, topic and dates. The assistant's message content is one
-JSON object ``{"decision": "duplicate" | "supersede" | "keep_both" | "conflict",
+JSON object ``{"decision": "duplicate" | "supersede" | "keep_both" | "past" | "conflict",
 "reason": "..."}`` (a markdown code fence around it is tolerated); anything else is
 malformed, and the review stays queued with that error.
 """

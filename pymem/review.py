@@ -54,7 +54,7 @@ from pymem.steps import _awaited, _performed
 from pymem.store import AsyncMemoryStore, MemoryStore
 from pymem.wording import counted
 
-DECISIONS = ("duplicate", "supersede", "keep_both", "conflict")
+DECISIONS = ("duplicate", "supersede", "keep_both", "past", "conflict")
 # the longest reason kept (also at most settings.max_content_chars)
 REASON_CHARS = 1000
 CHANNEL = "pymem_events"

@@ -297,7 +297,9 @@ def test_an_oversized_memory_is_refused_before_it_is_embedded(admin_dsn, tmp_pat
 
 def test_the_label_judge_never_lets_an_earlier_value_replace_the_current_one():
     """A careful reader models time: a later value of a slot supersedes; a write that
-    restates an earlier value beside the current one is put to the user, both kept."""
+    restates an earlier value beside the current one never does: labelled a paraphrase it
+    speaks of the past (retired into the history), labelled otherwise (an update back to
+    the old value, the labels cannot tell) it is put to the user, both kept."""
     from types import SimpleNamespace
 
     from pymem.eval import Dataset, Memory, _label_judge
@@ -306,7 +308,24 @@ def test_the_label_judge_never_lets_an_earlier_value_replace_the_current_one():
         memories=[
             Memory("n1", "nadia", "car/fiesta", "car", "fact", "Nadia drives a Fiesta"),
             Memory("n2", "nadia", "car/yaris", "car", "fact", "Nadia now drives a Yaris"),
-            Memory("n3", "nadia", "car/fiesta", "car", "fact", "The Fiesta she used to drive"),
+            Memory(
+                "n3",
+                "nadia",
+                "car/fiesta",
+                "car",
+                "fact",
+                "The Fiesta she used to drive",
+                label="paraphrase",
+            ),
+            Memory(
+                "n4",
+                "nadia",
+                "car/fiesta",
+                "car",
+                "fact",
+                "Nadia is back in the Fiesta",
+                label="update",
+            ),
         ]
     )
     judge = _label_judge(data, "nadia")
@@ -315,5 +334,6 @@ def test_the_label_judge_never_lets_an_earlier_value_replace_the_current_one():
         return judge(SimpleNamespace(content=newer, matched_content=older))["decision"]
 
     assert decide("Nadia now drives a Yaris", "Nadia drives a Fiesta") == "supersede"
-    assert decide("The Fiesta she used to drive", "Nadia now drives a Yaris") == "conflict"
+    assert decide("The Fiesta she used to drive", "Nadia now drives a Yaris") == "past"
+    assert decide("Nadia is back in the Fiesta", "Nadia now drives a Yaris") == "conflict"
     assert decide("The Fiesta she used to drive", "Nadia drives a Fiesta") == "duplicate"

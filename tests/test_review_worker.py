@@ -265,7 +265,7 @@ def test_malformed_failing_and_slow_answers_stay_queued_then_park(fresh_dsn):
         malformed, unknown, failing, slow = (error[pairs[t][2]] for t in texts)
         assert malformed.startswith("judge: the answer is not JSON: 'I think")
         assert unknown.startswith(
-            "judge: decision must be one of duplicate, supersede, keep_both, conflict, got 'merge'"
+            "judge: decision must be one of duplicate, supersede, keep_both, past, conflict, got 'merge'"
         )
         url = f"{server.url}/chat/completions"
         assert failing == f'judge: HTTP 500 from {url}: {{"error": "overloaded"}}'
@@ -532,7 +532,7 @@ def test_the_request_holds_both_memories_with_kind_topic_and_dates(fresh_dsn):
     assert body["model"] == "m" and body["temperature"] == 0
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert (
-        '{"decision": "duplicate" | "supersede" | "keep_both" | "conflict"'
+        '{"decision": "duplicate" | "supersede" | "keep_both" | "past" | "conflict"'
         in (body["messages"][0]["content"])
     )
     prompt = request.prompt
