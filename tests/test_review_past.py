@@ -64,3 +64,17 @@ def test_past_is_for_a_related_pair_only(store, conn):
 
 def test_a_judge_may_answer_past():
     assert verdict({"decision": "past", "reason": "about before"}).decision == "past"
+
+
+def test_the_review_worker_applies_a_judges_past(fresh_dsn):
+    from pymem import MemoryStore
+    from pymem.review import ReviewWorker
+
+    with MemoryStore(fresh_dsn) as store:
+        current, past = pair(store)
+        assert {m.memory_id for m in store.get_memories(USER)} == {current, past}
+        worker = ReviewWorker(store, lambda review: ("past", "it speaks of before"), batch=4)
+        counts = worker.drain()
+        assert counts.decided == {"past": 1}
+        assert [m.memory_id for m in store.get_memories(USER)] == [current]
+        assert store.pending_reviews(USER) == []
