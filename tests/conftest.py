@@ -361,19 +361,56 @@ ONE_WORKER_MODULES = (
 )
 
 
+# Each test's seconds (setup, call and teardown) in the last run that ran it, kept in
+# pytest's cache (.pytest_cache): the scheduler sends the longest units of work first, so
+# that the run does not end on one worker finishing a long test while the others wait.
+DURATIONS = "pymem/durations"
+_durations: dict[str, float] = {}
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist load``, but the modules of ONE_WORKER_MODULES each as one unit of work."""
+    """``--dist load``, but the modules of ONE_WORKER_MODULES each as one unit of work, and
+    the units sent longest first (by the last run's durations; without them, in order)."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    known = config.cache.get(DURATIONS, {}) if config.cache is not None else {}
+
     class OneWorkerModules(LoadScopeScheduling):
+        _sorted = False
+
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return module if module in ONE_WORKER_MODULES else nodeid
 
+        def _assign_work_unit(self, node) -> None:
+            if not self._sorted:  # once, on the first assignment (a stable sort)
+                units = sorted(
+                    self.workqueue.items(), key=lambda u: -sum(known.get(n, 0.0) for n in u[1])
+                )
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self._sorted = True
+            super()._assign_work_unit(node)
+
     return OneWorkerModules(config, log)
+
+
+def pytest_runtest_logreport(report) -> None:
+    if report.when == "setup":
+        _durations[report.nodeid] = 0.0
+    _durations[report.nodeid] = round(_durations.get(report.nodeid, 0.0) + report.duration, 3)
+
+
+def pytest_sessionfinish(session) -> None:
+    """The controller (or a run without workers) keeps the durations for the next run."""
+    if hasattr(session.config, "workerinput") or session.config.cache is None or not _durations:
+        return
+    known = session.config.cache.get(DURATIONS, {})
+    known.update(_durations)
+    session.config.cache.set(DURATIONS, known)
 
 
 def pytest_collection_modifyitems(config, items):
