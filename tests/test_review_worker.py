@@ -265,7 +265,8 @@ def test_malformed_failing_and_slow_answers_stay_queued_then_park(fresh_dsn):
         malformed, unknown, failing, slow = (error[pairs[t][2]] for t in texts)
         assert malformed.startswith("judge: the answer is not JSON: 'I think")
         assert unknown.startswith(
-            "judge: decision must be one of duplicate, supersede, keep_both, past, conflict, got 'merge'"
+            "judge: decision must be one of duplicate, supersede, keep_both, past, conflict,"
+            " got 'merge'"
         )
         url = f"{server.url}/chat/completions"
         assert failing == f'judge: HTTP 500 from {url}: {{"error": "overloaded"}}'
