@@ -32,6 +32,7 @@ from pymem.errors import (
     Deadlock,
     SchemaMismatch,
     SerializationFailure,
+    ShardMoved,
     wrap_errors,
 )
 from pymem.migrate import shipped_schema_version
@@ -86,10 +87,17 @@ def _migrate_command(conn: psycopg.Connection | psycopg.AsyncConnection) -> str:
 # a serialization failure or deadlock is retried this many times, after a
 # short random wait that doubles each time
 RETRIES = 3
+# a call cut by a shard move (ShardMoved) is run again for this long, beyond RETRIES:
+# a move's switch blocks the shard's writes for seconds on a busy cluster (CI saw a
+# 12.6 s move whose writer failed after its four attempts in ~0.1 s), and a write
+# during a rebalance is expected to land, not to fail
+SHARD_MOVE_WAIT = 10.0
+# the longest wait between two attempts
+MAX_BACKOFF = 0.5
 
 
 def _backoff(attempt: int) -> float:
-    return random.uniform(0.005, 0.02) * 2**attempt
+    return min(random.uniform(0.005, 0.02) * 2 ** min(attempt, 10), MAX_BACKOFF)
 
 
 def _kind_of(db: Any, connection_class: type) -> str | None:
@@ -151,6 +159,7 @@ class _StoreCore:
         self._check_schema = check_schema
         self._vector_type: str | None = None  # pgvector's type, as SQL spells it
         self._retries = retries
+        self._shard_move_wait = SHARD_MOVE_WAIT
         self._lock = self._new_lock()
         # the transaction the store's last call opened on the caller's autocommit
         # connection (:meth:`_rolled_back`)
@@ -181,13 +190,17 @@ class _StoreCore:
         caller's work is lost too. ``hold`` is the store's lock, as the call holds it
         (:meth:`_session`)."""
         body = functools.partial(self._execute, call)
+        started = time.monotonic()
         for attempt in itertools.count():
             run = _Attempt()
             try:
                 with wrap_errors():
                     result = yield from self._session(call.user_id, body, hold, run)
-            except (SerializationFailure, Deadlock):
-                if attempt >= self._retries or not run.alone:
+            except (SerializationFailure, Deadlock) as exc:
+                moving = isinstance(exc, ShardMoved) and (
+                    time.monotonic() - started < self._shard_move_wait
+                )
+                if not run.alone or (attempt >= self._retries and not moving):
                     raise
             else:
                 if call.one and call.row_type is not None:

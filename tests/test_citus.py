@@ -683,7 +683,9 @@ def test_a_user_moved_to_another_worker_while_writes_go_on_loses_and_doubles_not
     assert moved["writes during the move"] > 0  # writes went on
     # nothing lost, nothing twice; the call that reached the old worker at the switch
     # failed there (ShardMoved) with nothing written, and the store ran it again
-    assert (moved["lost"], moved["doubled"], moved["writes failed"]) == (0, 0, 0), moved
+    assert (moved["lost"], moved["doubled"], moved["writes failed"]) == (0, 0, 0), moved[
+        "their errors"
+    ]
     assert moved["rows before/after"] == (1, 1 + moved["writes returned"])
     with MemoryStore(fresh_dsn) as store:  # the user's calls run on the new worker
         assert store.upsert("user-1", "after the move", unit(3)).action == "inserted"
