@@ -3,6 +3,8 @@ row counts. Fixtures live in conftest.py (``sql``, ``conn``, ``store``, ...)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -164,3 +166,19 @@ def interrupting(hit: int | None, *, driver_only: bool = False):
 
     trace.lines = 0
     return trace
+
+
+def interruptible(command: list[str]) -> subprocess.Popen:
+    """``command`` started with SIGINT heard, as a terminal starts it, for a test that sends
+    it Ctrl-C. A shell without job control starts a background job (pytest run as
+    ``cmd &`` in a script) with SIGINT ignored, its children inherit that, and Python then
+    never installs its KeyboardInterrupt handler: the child ran on and exited 0. A handler
+    of our own is reset to the default by exec, an ignored signal is not."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)

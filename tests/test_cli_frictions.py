@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -15,6 +14,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pymem.cli import main
 from tests.conftest import _drop
+from tests.helpers import interruptible
 
 
 def test_ctrl_c_in_eval_says_interrupted_without_a_traceback(admin_dsn):
@@ -23,7 +23,7 @@ def test_ctrl_c_in_eval_says_interrupted_without_a_traceback(admin_dsn):
     database = f"pymem_eval_{uuid.uuid4().hex[:10]}"
     command = [sys.executable, "-m", "pymem.cli", "--dsn", admin_dsn, "eval", "--database",
                database]  # fmt: skip
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = interruptible(command)
     try:
         deadline = time.monotonic() + 60
         target = make_conninfo(admin_dsn, dbname=database)

@@ -23,6 +23,7 @@ from pymem.errors import (
 from pymem.importer import import_file
 from pymem.wording import counted
 from tests.conftest import at_cosine, unit
+from tests.helpers import interruptible
 
 
 def _write(path, rows) -> None:
@@ -294,7 +295,6 @@ def test_a_killed_import_run_again_ends_as_a_clean_one(admin_dsn, fresh_dsn, tmp
 def test_ctrl_c_says_what_was_committed_without_a_traceback(fresh_dsn, tmp_path):
     import os
     import signal
-    import subprocess
     import sys
     import time
 
@@ -304,7 +304,7 @@ def test_ctrl_c_says_what_was_committed_without_a_traceback(fresh_dsn, tmp_path)
     # before the last (with 5 a batch, a fast run once ended before the signal)
     command = [sys.executable, "-m", "pymem.cli", "--dsn", fresh_dsn, "import", str(path),
                "--batch-size", "1"]  # fmt: skip
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = interruptible(command)
     deadline = time.monotonic() + 60
     with psycopg.connect(fresh_dsn, autocommit=True) as conn:
         while time.monotonic() < deadline and child.poll() is None:
