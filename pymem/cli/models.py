@@ -44,41 +44,22 @@ def cmd_review(args: argparse.Namespace) -> int:
             return
         if live:
             sys.stderr.write("\n")
-        if o.state == "taken":
-            print(
-                f"pymem review: review {r.review_id}: the claim ran out and another reviewer "
-                f"took it ({o.error})",
-                file=sys.stderr,
-            )
-        elif o.state == "stale":
-            print(
-                f"pymem review: review {r.review_id}: the pair changed while the judge read "
-                f"it; given back to be judged again, nothing counted ({o.error})",
-                file=sys.stderr,
-            )
-        elif o.state == "failed":
-            print(
-                f"pymem review: review {r.review_id}: the judge failed, nothing recorded "
-                f"(dry run): {o.error}",
-                file=sys.stderr,
-            )
-        elif o.state == "parked":
-            print(
-                f"pymem review: review {r.review_id} parked after {o.attempts} failed attempts "
-                f"(pymem review --user {r.user_id} --unpark puts it back): {o.error}",
-                file=sys.stderr,
-            )
-        else:  # retry
+        what = {
+            "taken": f": the claim ran out and another reviewer took it ({o.error})",
+            "stale": ": the pair changed while the judge read it; given back to be judged"
+            f" again, nothing counted ({o.error})",
+            "failed": f": the judge failed, nothing recorded (dry run): {o.error}",
+            "parked": f" parked after {o.attempts} failed attempts (pymem review --user"
+            f" {r.user_id} --unpark puts it back): {o.error}",
+        }.get(o.state)
+        if what is None:  # a retry
             again = (
                 f"back in the queue, due again in {o.retry_after:g} s"
                 if args.once or args.dry_run
                 else f"retried in {o.retry_after:g} s"
             )
-            print(
-                f"pymem review: review {r.review_id} failed (attempt {o.attempts}, {again}): "
-                f"{o.error}",
-                file=sys.stderr,
-            )
+            what = f" failed (attempt {o.attempts}, {again}): {o.error}"
+        print(f"pymem review: review {r.review_id}{what}", file=sys.stderr)
 
     def store_error(error, wait: float) -> None:
         if live:
