@@ -327,3 +327,33 @@ BEGIN
     RETURN v_kind;
 END;
 $$;
+
+-- recall's filters, refused with PM006 (PM009 for an unknown source).
+CREATE OR REPLACE FUNCTION pymem._check_recall_filter(
+    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
+)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+BEGIN
+    IF filter IS NOT NULL AND jsonb_typeof(filter) <> 'object' THEN
+        RAISE EXCEPTION 'filter must be a JSON object of the metadata to match, got %',
+            jsonb_typeof(filter)
+            USING ERRCODE = 'PM006',
+                HINT = 'Containment: {"project": "apollo"} matches metadata holding that pair.';
+    END IF;
+    IF NOT isfinite(created_after) OR NOT isfinite(created_before) THEN
+        RAISE EXCEPTION 'created_after and created_before must be finite times or NULL'
+            USING ERRCODE = 'PM006';
+    END IF;
+    PERFORM pymem._check_one_dimension(sources, 'sources');
+    IF EXISTS (
+        SELECT FROM unnest(sources) AS x (source)
+        WHERE x.source IS NULL OR x.source NOT IN ('inferred', 'stated', 'confirmed')
+    ) THEN
+        RAISE EXCEPTION 'sources must name inferred, stated or confirmed, got %', sources
+            USING ERRCODE = 'PM009';
+    END IF;
+END;
+$$;

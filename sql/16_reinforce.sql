@@ -100,3 +100,45 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+
+-- Re-mention: resets the decay clock, counts an access, revives a cold
+-- memory. The same code path as a duplicate upsert (pymem._reinforce).
+-- Ids that are not live memories of this user are refused (PM011).
+CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_count integer;
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF memory_ids IS NULL OR cardinality(memory_ids) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
+    -- a consolidated fragment is mentioned through the record it lives on, as a
+    -- duplicate of it is (the hidden fragment was reinforced, the record decayed);
+    -- _reinforce takes the user's lock
+    v_count := pymem._reinforce(
+        user_id,
+        array(SELECT pymem._live_record(user_id, x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL),
+        false
+    );
+    -- fewer touched than given: name the missing ones (NULL ids touch nothing), and
+    -- the fragments of a record that is gone (deleted): they are no live memory either
+    IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN
+        PERFORM pymem._check_live_memories(user_id, array_remove(memory_ids, NULL));
+        PERFORM pymem._check_live_memories(
+            user_id,
+            array(
+                SELECT x FROM unnest(memory_ids) AS x
+                WHERE x IS NOT NULL AND pymem._live_record(user_id, x) IS NULL
+            ),
+            include_consolidated => FALSE
+        );
+    END IF;
+    RETURN v_count;
+END;
+$$;

@@ -24,6 +24,29 @@ RETURN importance * exp(greatest(
     * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
 ));
 
+-- A relevance ranked by a strength in [0, 1]: the score of a memory whose decay
+-- score is the strength, and, at its importance (the decay score's upper end), the
+-- bound of that score recall's scan sorts by.
+CREATE OR REPLACE FUNCTION pymem._ranked(
+    relevance double precision, decay_floor double precision, strength double precision
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN relevance * (decay_floor + (1 - decay_floor) * strength);
+
+-- recall's relevance, the documented sum in its order: (similarity + weight *
+-- lexical) + the state's boost + the asked span's. Inlined into each arm of the scan.
+CREATE OR REPLACE FUNCTION pymem._relevance(
+    similarity double precision, lexical_weight double precision, lexical double precision,
+    is_state boolean, state_boost double precision,
+    said_at timestamptz, asked_window tstzrange, time_boost double precision
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (similarity + lexical_weight * lexical)
++ CASE WHEN is_state THEN state_boost ELSE 0 END
++ CASE WHEN asked_window IS NOT NULL AND said_at <@ asked_window THEN time_boost ELSE 0 END;
+
 -- Ranked recall of one user's live memories. Exact: every live memory of
 -- the user is scored (btree on user_id, no ANN index), so the result is
 -- the same top-k as a brute-force scan. A memory is scored by its best
@@ -41,20 +64,22 @@ RETURN importance * exp(greatest(
 -- inlined, and a call per row doubles its cost; a test holds the two equal.
 --
 -- Lean by measurement (docs/scaling.md, "Locality"): decay_score is at most
--- the importance (importance * exp(-rate * age), rate and age >= 0), so a
--- memory's score is at most relevance * (floor + (1 - floor) * importance),
--- and relevance * floor when the relevance is negative. The scan computes
--- the relevance and this bound of every row from the columns up to the
--- importance and keeps the 8k + 64 rows of the highest bound; the decay, the
--- kinds' rates and the wide columns are read for those rows alone, by ctid.
--- The pool is the answer when it held every row, or when its k-th exact
--- score is above the bound of every row left out (the pool's smallest
--- bound); otherwise the same statement runs again with a pool 16 times
--- larger, then with every row. Ties and rounding go to another pass, never
--- to a guess. A bound from the relevance alone (the factor's upper end, 1)
--- sent a question whose words every memory holds to a second and a third
--- pass: its words lift every row alike, and the default importance, 0.5,
--- puts the k-th score below the relevance of the rows left out.
+-- the importance (importance * exp(-rate * age), rate and age >= 0), so the
+-- scan sorts by s = pymem._ranked(relevance, floor, importance), computed from
+-- the columns up to the importance, and keeps the 8k + 64 rows of the highest
+-- s; the decay, the kinds' rates and the wide columns are read for those rows
+-- alone, by ctid, and the relevance again as s over the factor. A row left out
+-- (its s at most the pool's smallest, s_min) scores at most its s when its
+-- relevance is >= 0, and at most relevance * floor <= s_min * floor when it is
+-- negative (then relevance <= s / factor <= s_min, the factor in (0, 1]): the
+-- bound of every row left out is greatest(s_min, s_min * floor). The pool is
+-- the answer when it held every row, or when its k-th exact score is above
+-- that bound; otherwise the same statement runs again with a pool 16 times
+-- larger, then with every row. Ties and rounding go to another pass, never to
+-- a guess. A bound from the relevance alone (the factor's upper end, 1) sent a
+-- question whose words every memory holds to a second and a third pass: its
+-- words lift every row alike, and the default importance, 0.5, puts the k-th
+-- score below the relevance of the rows left out.
 -- Whether a memory passes recall's filters: its metadata contains filter
 -- (jsonb containment, @>), it was written in [created_after,
 -- created_before), and its source is one of sources; a NULL filter lets
@@ -70,36 +95,6 @@ RETURN (filter IS NULL OR metadata @> filter)
 AND (created_after IS NULL OR created_at >= created_after)
 AND (created_before IS NULL OR created_at < created_before)
 AND (sources IS NULL OR array_position(sources, source) IS NOT NULL);
-
--- recall's filters, refused with PM006 (PM009 for an unknown source).
-CREATE OR REPLACE FUNCTION pymem._check_recall_filter(
-    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
-)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public, pg_temp
-AS $$
-BEGIN
-    IF filter IS NOT NULL AND jsonb_typeof(filter) <> 'object' THEN
-        RAISE EXCEPTION 'filter must be a JSON object of the metadata to match, got %',
-            jsonb_typeof(filter)
-            USING ERRCODE = 'PM006',
-                HINT = 'Containment: {"project": "apollo"} matches metadata holding that pair.';
-    END IF;
-    IF NOT isfinite(created_after) OR NOT isfinite(created_before) THEN
-        RAISE EXCEPTION 'created_after and created_before must be finite times or NULL'
-            USING ERRCODE = 'PM006';
-    END IF;
-    PERFORM pymem._check_one_dimension(sources, 'sources');
-    IF EXISTS (
-        SELECT FROM unnest(sources) AS x (source)
-        WHERE x.source IS NULL OR x.source NOT IN ('inferred', 'stated', 'confirmed')
-    ) THEN
-        RAISE EXCEPTION 'sources must name inferred, stated or confirmed, got %', sources
-            USING ERRCODE = 'PM009';
-    END IF;
-END;
-$$;
 
 -- the signature before the filters (issue 37): an added parameter makes an
 -- overload, and a call by the old parameters would then match both
@@ -187,7 +182,9 @@ BEGIN
     IF min_similarity = 'NaN' THEN
         RAISE EXCEPTION 'min_similarity must be a number, got NaN' USING ERRCODE = 'PM006';
     END IF;
-    PERFORM pymem._check_recall_filter(filter, created_after, created_before, sources);
+    IF num_nonnulls(filter, created_after, created_before, sources) > 0 THEN
+        PERFORM pymem._check_recall_filter(filter, created_after, created_before, sources);
+    END IF;
     IF kinds IS NOT NULL THEN
         PERFORM pymem._check_one_dimension(kinds, 'kinds');
         kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
@@ -225,20 +222,23 @@ BEGIN
         ELSE 0
     END;
     v_pool := 8 * k + 64;
-    -- most users have no wordings: their scan is then the memories' alone
-    v_has_wordings := EXISTS (
-        SELECT FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
-    );
-    -- two values of one thing: memories that name a topic, or a pending review (most
-    -- stores of apps that set no topic and settle their reviews have neither)
-    v_has_pending := EXISTS (
-        SELECT FROM pymem.reviews AS r WHERE r.user_id = recall.user_id AND r.resolved_at IS NULL
-    );
-    v_has_values := v_has_pending OR EXISTS (
-        SELECT FROM pymem.memories AS h
-        WHERE h.user_id = recall.user_id AND h.topic IS NOT NULL
-            AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-    );
+    -- one statement (each costs a call): most users have no wordings, and their scan
+    -- is then the memories' alone; two values of one thing are memories that name a
+    -- topic, or a pending review (most stores of apps that set no topic and settle
+    -- their reviews have neither)
+    SELECT
+        EXISTS (SELECT FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id),
+        EXISTS (
+            SELECT FROM pymem.reviews AS r
+            WHERE r.user_id = recall.user_id AND r.resolved_at IS NULL
+        ),
+        EXISTS (
+            SELECT FROM pymem.memories AS h
+            WHERE h.user_id = recall.user_id AND h.topic IS NOT NULL
+                AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+        )
+    INTO v_has_wordings, v_has_pending, v_has_values;
+    v_has_values := v_has_values OR v_has_pending;
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:
     -- LIMIT ALL) while the pool cannot prove its answer
@@ -246,65 +246,30 @@ BEGIN
     LOOP
         FOR v_row IN
             WITH pool AS MATERIALIZED (
-                -- each row carries only its place, its id, its relevance and the
-                -- bound of its score; the decay's columns, the end of validity and
-                -- the similarity and lexical share shown are read for the pool's
-                -- rows only, by ctid (the version this statement's snapshot saw)
-                SELECT
-                    r.tid, r.id, r.wtid, r.rel,
-                    CASE
-                        WHEN r.rel >= 0 THEN r.rel * (v_floor + (1 - v_floor) * r.importance)
-                        ELSE r.rel * v_floor
-                    END AS bound
+                -- each row carries only its place, its id and the bound of its score
+                -- (its relevance ranked at its importance); the decay's columns, the
+                -- end of validity and the similarity and lexical share shown are read
+                -- for the pool's rows only, by ctid (the version this statement's
+                -- snapshot saw). Each arm keeps its own best rows: the pool is then
+                -- the best of all of them.
+                SELECT b.tid, b.id, b.wtid, b.bound
                 FROM (
-                    SELECT
-                        m.tid, m.id, m.wtid, m.importance,
-                        -- the documented sum, in its order: (sim + weight * lex) + boost
-                        (1 - (m.embedding <=> recall.query_embedding))
-                        + v_weight * CASE WHEN v_token_count > 0 THEN (
-                            -- a slot a token (pymem._token_slots), the tokens past them
-                            -- by a sub-select that questions of a few words never run
-                            pymem._found_weight(m.lowered, v_tokens[1], v_token_weights[1])
-                            + pymem._found_weight(m.lowered, v_tokens[2], v_token_weights[2])
-                            + pymem._found_weight(m.lowered, v_tokens[3], v_token_weights[3])
-                            + pymem._found_weight(m.lowered, v_tokens[4], v_token_weights[4])
-                            + pymem._found_weight(m.lowered, v_tokens[5], v_token_weights[5])
-                            + pymem._found_weight(m.lowered, v_tokens[6], v_token_weights[6])
-                            + pymem._found_weight(m.lowered, v_tokens[7], v_token_weights[7])
-                            + pymem._found_weight(m.lowered, v_tokens[8], v_token_weights[8])
-                            + pymem._found_weight(m.lowered, v_tokens[9], v_token_weights[9])
-                            + pymem._found_weight(m.lowered, v_tokens[10], v_token_weights[10])
-                            + pymem._found_weight(m.lowered, v_tokens[11], v_token_weights[11])
-                            + pymem._found_weight(m.lowered, v_tokens[12], v_token_weights[12])
-                            + pymem._found_weight(m.lowered, v_tokens[13], v_token_weights[13])
-                            + pymem._found_weight(m.lowered, v_tokens[14], v_token_weights[14])
-                            + pymem._found_weight(m.lowered, v_tokens[15], v_token_weights[15])
-                            + pymem._found_weight(m.lowered, v_tokens[16], v_token_weights[16])
-                            + CASE WHEN v_token_count > pymem._token_slots() THEN coalesce((
-                                SELECT sum(x.weight)
-                                FROM unnest(
-                                    v_tokens[pymem._token_slots() + 1:],
-                                    v_token_weights[pymem._token_slots() + 1:]
-                                ) AS x (token, weight)
-                                WHERE strpos(m.lowered, x.token) > 0
-                            ), 0) ELSE 0 END
-                        ) / v_weight_total ELSE 0 END
-                        + CASE WHEN m.kind = 'state' THEN v_boost ELSE 0 END
-                        + CASE WHEN v_window IS NOT NULL AND m.said_at <@ v_window THEN v_time_boost ELSE 0 END
-                        AS rel
-                    FROM (
-                        -- through memories_user_live_idx: one key, its entries in heap
-                        -- order; the tier is the one column past the vector read for
-                        -- every row (decay's updates of it stay HOT only while no index
-                        -- names it)
+                    -- A question without words: the memories' own scan computes
+                    -- each row's bound, and its rows go straight to the sort (the
+                    -- levels the words need cost about 0.2x the recall of 9181830).
+                    (
                         SELECT
-                            h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.embedding,
-                            h.importance, h.created_at AS said_at,
-                            -- lowered once a row, and only for a question with words
-                            CASE WHEN v_token_count > 0
-                                THEN pymem._searchable(h.content, h.topic) END AS lowered
+                            h.ctid AS tid, h.id, NULL::tid AS wtid,
+                            pymem._ranked(
+                                pymem._relevance(
+                                    1 - (h.embedding <=> recall.query_embedding), 0, 0,
+                                    h.kind = 'state', v_boost,
+                                    h.created_at, v_window, v_time_boost
+                                ),
+                                v_floor, h.importance
+                            ) AS bound
                         FROM pymem.memories AS h
-                        WHERE h.user_id = recall.user_id
+                        WHERE v_token_count = 0 AND h.user_id = recall.user_id
                             AND h.consolidated_into IS NULL
                             AND h.deleted_at IS NULL
                             AND (recall.include_cold OR h.tier = 'hot')
@@ -313,48 +278,131 @@ BEGIN
                                 recall.filter, recall.created_after, recall.created_before,
                                 recall.sources
                             )
-                        -- and every other wording a live memory absorbed (sql/21_wordings.sql),
-                        -- for the content it still has: a memory is scored by its best one
-                        UNION ALL
+                            AND (recall.kinds IS NULL OR h.kind = ANY(recall.kinds))
+                            AND (
+                                recall.min_similarity IS NULL
+                                OR 1 - (h.embedding <=> recall.query_embedding)
+                                >= recall.min_similarity
+                            )
+                        ORDER BY bound DESC
+                        LIMIT v_pool + 1
+                    )
+                    UNION ALL
+                    -- A question with words, and the wordings a memory absorbed: the
+                    -- text is lowered once a row, a level below the relevance.
+                    (
                         SELECT
-                            h.ctid, h.id, w.ctid, h.kind, w.embedding, h.importance, w.added_at,
-                            CASE WHEN v_token_count > 0
-                                THEN pymem._searchable(w.content, h.topic) END
-                        FROM pymem.memory_wordings AS w
-                        INNER JOIN pymem.memories AS h
-                            ON h.user_id = w.user_id AND h.id = w.memory_id
-                        WHERE v_has_wordings AND w.user_id = recall.user_id
-                            AND h.consolidated_into IS NULL
-                            AND h.deleted_at IS NULL
-                            AND (recall.include_cold OR h.tier = 'hot')
-                            AND pymem._recall_filter_holds(
-                                h.metadata, h.created_at, h.source,
-                                recall.filter, recall.created_after, recall.created_before,
-                                recall.sources
-                            )
-                            AND w.content_md5 = md5(h.content)
-                    ) AS m
-                    WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
-                        -- a second distance only when the option is set
-                        AND (
-                            recall.min_similarity IS NULL
-                            OR 1 - (m.embedding <=> recall.query_embedding) >= recall.min_similarity
-                        )
-                    -- rel is computed once a row: a subquery pulled up would copy
-                    -- its expression into each use of it in the bound
-                    OFFSET 0
-                ) AS r
-                ORDER BY bound DESC
+                            r.tid, r.id, r.wtid,
+                            pymem._ranked(r.rel, v_floor, r.importance) AS bound
+                        FROM (
+                            SELECT
+                                m.tid, m.id, m.wtid, m.importance,
+                                pymem._relevance(
+                                    1 - (m.embedding <=> recall.query_embedding),
+                                    v_weight, CASE WHEN v_token_count > 0 THEN (
+                                        -- a slot a token (pymem._token_slots), the tokens past them
+                                        -- by a sub-select that questions of a few words never run
+                                        pymem._found_weight(m.lowered, v_tokens[1], v_token_weights[1])
+                                        + pymem._found_weight(m.lowered, v_tokens[2], v_token_weights[2])
+                                        + pymem._found_weight(m.lowered, v_tokens[3], v_token_weights[3])
+                                        + pymem._found_weight(m.lowered, v_tokens[4], v_token_weights[4])
+                                        + pymem._found_weight(m.lowered, v_tokens[5], v_token_weights[5])
+                                        + pymem._found_weight(m.lowered, v_tokens[6], v_token_weights[6])
+                                        + pymem._found_weight(m.lowered, v_tokens[7], v_token_weights[7])
+                                        + pymem._found_weight(m.lowered, v_tokens[8], v_token_weights[8])
+                                        + pymem._found_weight(m.lowered, v_tokens[9], v_token_weights[9])
+                                        + pymem._found_weight(m.lowered, v_tokens[10], v_token_weights[10])
+                                        + pymem._found_weight(m.lowered, v_tokens[11], v_token_weights[11])
+                                        + pymem._found_weight(m.lowered, v_tokens[12], v_token_weights[12])
+                                        + pymem._found_weight(m.lowered, v_tokens[13], v_token_weights[13])
+                                        + pymem._found_weight(m.lowered, v_tokens[14], v_token_weights[14])
+                                        + pymem._found_weight(m.lowered, v_tokens[15], v_token_weights[15])
+                                        + pymem._found_weight(m.lowered, v_tokens[16], v_token_weights[16])
+                                        + CASE WHEN v_token_count > pymem._token_slots() THEN coalesce((
+                                            SELECT sum(x.weight)
+                                            FROM unnest(
+                                                v_tokens[pymem._token_slots() + 1:],
+                                                v_token_weights[pymem._token_slots() + 1:]
+                                            ) AS x (token, weight)
+                                            WHERE strpos(m.lowered, x.token) > 0
+                                        ), 0) ELSE 0 END
+                                    ) / v_weight_total ELSE 0 END,
+                                    m.kind = 'state', v_boost, m.said_at, v_window, v_time_boost
+                                ) AS rel
+                            FROM (
+                                -- through memories_user_live_idx: one key, its entries in heap
+                                -- order; the tier is the one column past the vector read for
+                                -- every row (decay's updates of it stay HOT only while no index
+                                -- names it)
+                                SELECT
+                                    h.ctid AS tid, h.id, NULL::tid AS wtid, h.kind, h.embedding,
+                                    h.importance, h.created_at AS said_at,
+                                    -- lowered once a row, and only for a question with words
+                                    CASE WHEN v_token_count > 0
+                                        THEN pymem._searchable(h.content, h.topic) END AS lowered
+                                FROM pymem.memories AS h
+                                WHERE v_token_count > 0 AND h.user_id = recall.user_id
+                                    AND h.consolidated_into IS NULL
+                                    AND h.deleted_at IS NULL
+                                    AND (recall.include_cold OR h.tier = 'hot')
+                                    AND pymem._recall_filter_holds(
+                                        h.metadata, h.created_at, h.source,
+                                        recall.filter, recall.created_after, recall.created_before,
+                                        recall.sources
+                                    )
+                                -- and every other wording a live memory absorbed (sql/21_wordings.sql),
+                                -- for the content it still has: a memory is scored by its best one
+                                UNION ALL
+                                SELECT
+                                    h.ctid, h.id, w.ctid, h.kind, w.embedding, h.importance, w.added_at,
+                                    CASE WHEN v_token_count > 0
+                                        THEN pymem._searchable(w.content, h.topic) END
+                                FROM pymem.memory_wordings AS w
+                                INNER JOIN pymem.memories AS h
+                                    ON h.user_id = w.user_id AND h.id = w.memory_id
+                                WHERE v_has_wordings AND w.user_id = recall.user_id
+                                    AND h.consolidated_into IS NULL
+                                    AND h.deleted_at IS NULL
+                                    AND (recall.include_cold OR h.tier = 'hot')
+                                    AND pymem._recall_filter_holds(
+                                        h.metadata, h.created_at, h.source,
+                                        recall.filter, recall.created_after, recall.created_before,
+                                        recall.sources
+                                    )
+                                    AND w.content_md5 = md5(h.content)
+                            ) AS m
+                            WHERE (recall.kinds IS NULL OR m.kind = ANY(recall.kinds))
+                                -- a second distance only when the option is set
+                                AND (
+                                    recall.min_similarity IS NULL
+                                    OR 1 - (m.embedding <=> recall.query_embedding) >= recall.min_similarity
+                                )
+                            -- rel is computed once a row: a subquery pulled up would copy
+                            -- its expression into each use of it in the bound
+                            OFFSET 0
+                        ) AS r
+                        ORDER BY bound DESC
+                        LIMIT v_pool + 1
+                    )
+                ) AS b
+                ORDER BY b.bound DESC
                 LIMIT v_pool + 1
             ),
             scored AS (
                 -- a memory once, by its best wording
                 SELECT DISTINCT ON (p.id)
                     p.tid, p.id, p.wtid, p.strength,
-                    p.rel * (v_floor + (1 - v_floor) * p.strength) AS final_score
+                    pymem._ranked(p.rel, v_floor, p.strength) AS final_score,
+                    p.topic, p.updated_at
                 FROM (
                     SELECT
-                        pool.*, m.kind,
+                        pool.*, m.kind, m.topic, m.updated_at,
+                        -- the relevance again from the bound (the scan kept one number
+                        -- a row: the relevance and its bound would each compute the
+                        -- distance); a factor of 0 ranks every relevance at 0
+                        coalesce(
+                            pool.bound / nullif(pymem._ranked(1, v_floor, m.importance), 0), 0
+                        ) AS rel,
                         pymem.decay_score(
                             m.importance,
                             coalesce(m.decay_rate, (v_rates ->> m.kind)::double precision),
@@ -382,7 +430,10 @@ BEGIN
                     (SELECT count(*) FROM best) = recall.k
                     AND (SELECT min(sc.final_score) FROM best AS sc) > (
                         SELECT b.bound + 1e-9 * (1 + abs(b.bound))
-                        FROM (SELECT min(p.bound) AS bound FROM pool AS p) AS b
+                        FROM (
+                            SELECT greatest(min(p.bound), min(p.bound) * v_floor) AS bound
+                            FROM pool AS p
+                        ) AS b
                     )
                 ) AS proven
             ),
@@ -391,11 +442,6 @@ BEGIN
             -- A memory written or changed later than one of the best that holds an
             -- earlier value of the same thing may come from outside the best (its
             -- own score is then below the k-th, and the pool's proof covers it).
-            held AS MATERIALIZED (
-                SELECT sc.tid, sc.id, sc.wtid, sc.strength, sc.final_score, m.topic, m.updated_at
-                FROM best AS sc
-                INNER JOIN pymem.memories AS m ON m.user_id = recall.user_id AND m.ctid = sc.tid
-            ),
             newer AS (
                 SELECT DISTINCT ON (h.id)
                     h.ctid AS tid, h.id, NULL::tid AS wtid,
@@ -405,7 +451,7 @@ BEGIN
                         h.last_access_at, recall.at
                     ) AS strength,
                     NULL::double precision AS final_score, h.topic, h.updated_at
-                FROM held AS o
+                FROM best AS o
                 CROSS JOIN LATERAL (
                     SELECT x.*, x.ctid
                     FROM pymem.memories AS x
@@ -422,7 +468,7 @@ BEGIN
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
                 WHERE v_has_values AND h.updated_at > o.updated_at
-                    AND h.id NOT IN (SELECT held.id FROM held)
+                    AND h.id NOT IN (SELECT best.id FROM best)
                     AND (recall.include_cold OR h.tier = 'hot')
                     AND pymem._recall_filter_holds(
                         h.metadata, h.created_at, h.source,
@@ -444,7 +490,7 @@ BEGIN
                     c.tid, c.id, c.wtid, c.strength, c.updated_at,
                     CASE WHEN v_has_values THEN greatest(c.final_score, (
                         SELECT max(o.final_score)
-                        FROM held AS o
+                        FROM best AS o
                         WHERE o.updated_at < c.updated_at AND (
                             o.topic = c.topic
                             OR (v_has_pending AND EXISTS (
@@ -454,7 +500,7 @@ BEGIN
                             ))
                         )
                     )) ELSE c.final_score END AS final_score
-                FROM (SELECT * FROM held UNION ALL SELECT * FROM newer) AS c
+                FROM (SELECT * FROM best UNION ALL SELECT * FROM newer) AS c
                 ORDER BY final_score DESC, c.updated_at DESC, c.id
                 LIMIT recall.k
             )
@@ -512,48 +558,6 @@ BEGIN
     IF touch AND cardinality(v_ids) > 0 THEN
         PERFORM pymem._reinforce(user_id, v_ids, FALSE);
     END IF;
-END;
-$$;
-
--- Re-mention: resets the decay clock, counts an access, revives a cold
--- memory. The same code path as a duplicate upsert (pymem._reinforce).
--- Ids that are not live memories of this user are refused (PM011).
-CREATE OR REPLACE FUNCTION pymem.touch(user_id text, memory_ids uuid[])
-RETURNS integer
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pymem, public, pg_temp
-AS $$
-#variable_conflict use_column
-DECLARE
-    v_count integer;
-BEGIN
-    PERFORM pymem._check_user(user_id);
-    IF memory_ids IS NULL OR cardinality(memory_ids) = 0 THEN
-        RETURN 0;
-    END IF;
-    PERFORM pymem._check_one_dimension(memory_ids, 'memory_ids');
-    -- a consolidated fragment is mentioned through the record it lives on, as a
-    -- duplicate of it is (the hidden fragment was reinforced, the record decayed);
-    -- _reinforce takes the user's lock
-    v_count := pymem._reinforce(
-        user_id,
-        array(SELECT pymem._live_record(user_id, x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL),
-        false
-    );
-    -- fewer touched than given: name the missing ones (NULL ids touch nothing), and
-    -- the fragments of a record that is gone (deleted): they are no live memory either
-    IF v_count < (SELECT count(DISTINCT x) FROM unnest(memory_ids) AS x WHERE x IS NOT NULL) THEN
-        PERFORM pymem._check_live_memories(user_id, array_remove(memory_ids, NULL));
-        PERFORM pymem._check_live_memories(
-            user_id,
-            array(
-                SELECT x FROM unnest(memory_ids) AS x
-                WHERE x IS NOT NULL AND pymem._live_record(user_id, x) IS NULL
-            ),
-            include_consolidated => FALSE
-        );
-    END IF;
-    RETURN v_count;
 END;
 $$;
 
