@@ -376,7 +376,8 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    known = config.cache.get(DURATIONS, {}) if config.cache is not None else {}
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    known = cache.get(DURATIONS, {}) if cache is not None else {}
 
     class OneWorkerModules(LoadScopeScheduling):
         _sorted = False
@@ -406,11 +407,12 @@ def pytest_runtest_logreport(report) -> None:
 
 def pytest_sessionfinish(session) -> None:
     """The controller (or a run without workers) keeps the durations for the next run."""
-    if hasattr(session.config, "workerinput") or session.config.cache is None or not _durations:
+    cache = getattr(session.config, "cache", None)  # None under -p no:cacheprovider
+    if hasattr(session.config, "workerinput") or cache is None or not _durations:
         return
-    known = session.config.cache.get(DURATIONS, {})
+    known = cache.get(DURATIONS, {})
     known.update(_durations)
-    session.config.cache.set(DURATIONS, known)
+    cache.set(DURATIONS, known)
 
 
 def pytest_collection_modifyitems(config, items):
