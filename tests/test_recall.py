@@ -471,6 +471,41 @@ def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
     assert hits[0].score == pytest.approx(-0.2, abs=1e-6)
 
 
+def test_a_decayed_row_of_negative_relevance_left_out_of_the_pool_is_found(store, sql):
+    """The scan sorts by relevance times (floor + (1 - floor) * importance); a row of
+    full importance whose decay is spent sorts by its relevance (cosine -0.4: last, out of
+    the first pool) but scores its relevance times the floor (-0.2), above the pool's best
+    (-0.3). The bound of the rows left out is the pool's lowest key times the floor when
+    that key is negative (-0.16), so the pool is not taken as the answer; its lowest key
+    alone (-0.32) would have proven it."""
+    _bulk(sql, 1, -0.3, 1.0, other=1, label="head")
+    _bulk(sql, 100, -0.32, 1.0, other=2, label="fill")
+    _bulk(sql, 5, -0.4, 1.0, other=3, label="answer")
+    sql.execute(
+        "UPDATE pymem.memories SET last_access_at = now() - interval '10000 days'"
+        " WHERE user_id = %s AND content LIKE 'answer%%'",
+        (USER,),
+    )
+    hits = store.recall(USER, Q, 1)
+    assert ids(hits) == _ranked_by_formula(sql, 1)
+    assert hits[0].content.startswith("answer")
+    assert hits[0].score == pytest.approx(-0.2, abs=1e-6)
+
+
+def test_a_floor_of_zero_ranks_a_memory_of_no_importance_at_zero(store, sql):
+    """With the floor at 0 a memory of importance 0 scores 0 whatever its similarity (the
+    pool keeps relevance times the factor, here 0, and the relevance is not recovered from
+    it); the others by similarity times their decay score."""
+    sql.execute("UPDATE pymem.settings SET recall_decay_floor = 0")
+    add(store, sql, "none", at_cosine(0.9, 0, 1), importance=0.0)
+    add(store, sql, "half", at_cosine(0.6, 0, 2), importance=0.5)
+    hits = store.recall(USER, Q, 5)
+    assert [h.content for h in hits] == ["half", "none"]
+    assert hits[0].score == pytest.approx(0.3, abs=1e-6)
+    assert hits[1].score == 0
+    assert hits[1].similarity == pytest.approx(0.9, abs=1e-6)
+
+
 def test_cold_rows_that_fill_the_first_pool_are_passed_over(store, sql):
     """200 cold memories closer than every hot one, more than the first pool holds (8k + 64
     rows): the answer is the hot rows as the formula ranks them, and with include_cold the
