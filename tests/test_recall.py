@@ -458,10 +458,11 @@ def test_recall_beyond_the_first_pool_equals_the_formula(store, sql, head, answe
 
 
 def test_a_pool_of_negative_relevance_is_proven_with_the_floor(store, sql):
-    """The rows left out of the first pool score at most their relevance times the floor
-    when it is negative: the closest one (cosine -0.3, full strength: score -0.3) is beaten
-    by a row outside the pool (cosine -0.4, no strength: -0.4 * 0.5 = -0.2), which a bound of
-    the pool's lowest relevance (-0.32) alone would have left out."""
+    """A row of negative relevance and no importance scores its relevance times the floor:
+    the closest row (cosine -0.3, full strength: score -0.3) is beaten by one at cosine -0.4
+    of importance 0 (-0.4 * 0.5 = -0.2). The scan's key (relevance times the factor at the
+    importance, -0.2) puts it in the first pool; a key of the relevance alone (-0.4) left it
+    out, and the test below holds the bound for a row that is left out."""
     _bulk(sql, 1, -0.3, 1.0, other=1, label="head")
     _bulk(sql, 100, -0.32, 1.0, other=2, label="fill")
     _bulk(sql, 5, -0.4, 0.0, other=3, label="answer")
