@@ -54,7 +54,9 @@ def _memory(label: str, content: str, kind: str, topic: str | None, created, upd
 
 
 def review_prompt(review: ClaimedReview) -> str:
-    """The user message for one review: both memories, older first, and their similarity."""
+    """The user message for one review: both memories, older first, their similarity, and,
+    for a newer memory queued for being close to what the older one said before, that
+    earlier text (the review's note)."""
     parts = [
         _memory(
             "Older memory",
@@ -75,6 +77,11 @@ def review_prompt(review: ClaimedReview) -> str:
     ]
     if review.similarity is not None:
         parts.append(f"Similarity of their embeddings: {review.similarity:.2f} (1 is identical).")
+    # only the note of a pair queued for what the older memory said before (its rule,
+    # pymem._decision's said_before, begins so): the others name the guards that kept the
+    # pair apart, which a judge is there to overrule, not to be told
+    if review.note and review.note.startswith("close to "):
+        parts.append(f"Why the pair was queued: {review.note}")
     return "\n\n".join(parts)
 
 

@@ -107,6 +107,9 @@ class ClaimedReview:
     matched_topic: str | None
     matched_created_at: datetime
     matched_updated_at: datetime
+    # why the pair was queued (the review's note): the rule, and for a memory close to
+    # what the older one said before, that earlier text
+    note: str | None = None
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,20 @@ BEGIN
         END IF;
         RETURN;
     END IF;
+    IF e.said_before IS NOT NULL THEN
+        -- the neighbour is what a live memory said before, not what it says:
+        -- only a reviewer tells an old value said again (the past) from a
+        -- return to it, or a restatement from a new fact. From where a live
+        -- neighbour is queued: the related band, or the review floor below it
+        -- (least() passes over a NULL floor)
+        IF s.on_related = 'review'
+            AND e.similarity >= least(s.supersede_threshold, s.review_floor) THEN
+            action := 'related';
+            -- the judge's prompt shows a note that begins so (pymem/judge.py)
+            rule := format('close to %s, queued for review', e.said_before);
+        END IF;
+        RETURN;
+    END IF;
     IF e.goal THEN
         -- vectors never merge two goals: the metric and the words around it do
         IF e.goal_metrics IS NOT NULL AND e.same_topic IS NOT FALSE

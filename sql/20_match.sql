@@ -59,6 +59,85 @@ BEGIN
 END;
 $$;
 
+-- With a reviewer, the live memory of the item's kind whose earlier value
+-- (memory_versions) or absorbed wording (memory_wordings) is nearest to an
+-- insert, among the user's 8 such texts nearest it, when pymem._decision
+-- queues it and that text is closer than the neighbour found so far
+-- (closer_than, NULL: none); similarity is the pair's own, the rule names
+-- the text and its cosine. An old value said again
+-- after it changed is far from the current text and close to the old one;
+-- the current value is what it is reviewed against. One more pass over the
+-- user's versions and wordings, only with a reviewer (on_related = 'review').
+CREATE OR REPLACE FUNCTION pymem._nearest_said_before(
+    user_id text,
+    item pymem.memory_item,
+    s pymem.settings,
+    closer_than double precision,
+    OUT memory_id uuid,
+    OUT similarity double precision,
+    OUT rule text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_evidence pymem.pair_evidence;
+    v_decision record;
+    v_text text;
+BEGIN
+    IF s.on_related IS DISTINCT FROM 'review' THEN
+        RETURN;
+    END IF;
+    -- the nearest earlier texts first, by one pass over the user's versions
+    -- and wordings; then which of them belong to a live memory of the kind
+    SELECT m.id, 1 - n.distance, CASE
+            WHEN NOT n.wording THEN 'an earlier value of a memory'
+            WHEN n.content_md5 = md5(m.content) THEN 'a wording a memory absorbed'
+            ELSE 'a wording of a memory''s earlier value'
+        END,
+        n.content, 1 - (m.embedding <=> item.embedding)
+    INTO memory_id, v_evidence.similarity, v_evidence.said_before, v_text, similarity
+    FROM (
+        SELECT v.memory_id, v.content, v.embedding <=> item.embedding AS distance,
+            FALSE AS wording, NULL AS content_md5
+        FROM pymem.memory_versions AS v
+        WHERE v.user_id = _nearest_said_before.user_id AND v.embedding IS NOT NULL
+        UNION ALL
+        SELECT w.memory_id, w.content, w.embedding <=> item.embedding, TRUE, w.content_md5
+        FROM pymem.memory_wordings AS w
+        WHERE w.user_id = _nearest_said_before.user_id
+        ORDER BY distance
+        LIMIT pymem._rule('nearest_candidates')::integer
+    ) AS n
+    INNER JOIN pymem.memories AS m
+        ON m.user_id = _nearest_said_before.user_id AND m.id = n.memory_id
+    WHERE m.kind = item.kind
+        AND m.consolidated_into IS NULL
+        AND m.deleted_at IS NULL
+        -- a version with the memory's own text (its vector, details or topic
+        -- changed) is the memory itself
+        AND n.content <> m.content
+        AND (m.topic IS NULL OR item.topic IS NULL OR m.topic = item.topic)
+    ORDER BY n.distance, m.id
+    LIMIT 1;
+    v_decision := pymem._decision(v_evidence, s);
+    IF memory_id IS NULL OR v_decision.action IS NULL
+        OR v_evidence.similarity <= coalesce(closer_than, -1) THEN
+        memory_id := NULL;
+        similarity := NULL;
+        RETURN;
+    END IF;
+    -- the text it is close to, for whoever reviews the pair (a judge's
+    -- prompt shows the note): the memory itself says something else now
+    rule := format(
+        '%s: %L (%s)', v_decision.rule,
+        CASE WHEN char_length(v_text) > 200 THEN left(v_text, 199) || '…' ELSE v_text END,
+        round(v_evidence.similarity::numeric, 2)
+    );
+END;
+$$;
+
 -- Which of a write's nearest candidates, in order of distance, the write acts
 -- on, given what pymem._decision says of each: the first duplicate anywhere
 -- (reinforcing a fact beats replacing one), else the closest supersede, else
@@ -297,6 +376,12 @@ BEGIN
         END IF;
     END IF;
     v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
+    IF v_other.memory_id IS NOT NULL THEN
+        matched_id := v_other.memory_id;
+        similarity := v_other.similarity;
+        rule := v_other.rule;
+    END IF;
+    v_other := pymem._nearest_said_before(user_id, item, v_settings, similarity);
     IF v_other.memory_id IS NOT NULL THEN
         matched_id := v_other.memory_id;
         similarity := v_other.similarity;

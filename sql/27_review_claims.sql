@@ -179,7 +179,7 @@ BEGIN
         SELECT r.id, r.user_id, r.cause, r.memory_id, r.matched_id, r.similarity,
             r.created_at, r.attempts, r.claimed_until,
             m.content, m.kind, m.topic, m.created_at, m.updated_at,
-            o.content, o.kind, o.topic, o.created_at, o.updated_at
+            o.content, o.kind, o.topic, o.created_at, o.updated_at, r.note
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
             AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)

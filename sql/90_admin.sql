@@ -56,11 +56,17 @@ BEGIN
         ' ALTER COLUMN embedding SET STORAGE %s',
         dimensions, CASE WHEN dimensions <= 1600 THEN 'PLAIN' ELSE 'EXTERNAL' END
     );
+    -- the earlier values and the wordings are scanned by vector too (a write
+    -- with a reviewer, recall), as migration 0025 set them
     EXECUTE format(
-        'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s)', dimensions
+        'ALTER TABLE pymem.memory_versions ALTER COLUMN embedding TYPE vector(%s),'
+        ' ALTER COLUMN embedding SET STORAGE %s',
+        dimensions, CASE WHEN dimensions <= 1600 THEN 'PLAIN' ELSE 'EXTERNAL' END
     );
     EXECUTE format(
-        'ALTER TABLE pymem.memory_wordings ALTER COLUMN embedding TYPE vector(%s)', dimensions
+        'ALTER TABLE pymem.memory_wordings ALTER COLUMN embedding TYPE vector(%s),'
+        ' ALTER COLUMN embedding SET STORAGE %s',
+        dimensions, CASE WHEN dimensions <= 1600 THEN 'PLAIN' ELSE 'EXTERNAL' END
     );
     PERFORM pymem._create_history_triggers();
     UPDATE pymem.settings SET embedding_dimensions = dimensions;

@@ -1,0 +1,154 @@
+"""A write close to what a live memory said before (issue 34, migration 0025).
+
+An old value said again after it changed ("back when Mei lived in Leeds") is far from the
+current text and close to the earlier one, which memory_versions keeps; a restatement of a
+wording a duplicate left (memory_wordings) is close to that wording. With a reviewer such a
+write is queued with the live memory, and the note names the earlier text: a judge tells
+the past said again from a return to it (sql/20_match.sql, pymem._nearest_said_before).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pymem.judge import review_prompt
+from tests.conftest import at_cosine, unit
+
+USER = "mei"
+
+
+def between(a: int, b: int, cos_a: float, cos_b: float, rest: int = 511) -> np.ndarray:
+    """A unit vector with cosine ``cos_a`` to unit(a) and ``cos_b`` to unit(b), the rest
+    of its length on unit(rest)."""
+    v = np.zeros_like(unit(0), dtype=np.float64)
+    v[a], v[b] = cos_a, cos_b
+    v[rest] = np.sqrt(1 - cos_a**2 - cos_b**2)
+    return v.astype(np.float32)
+
+
+def moved(store):
+    """Mei's home, Leeds then London (a supersede by topic): the live memory says London
+    (unit(1)); its earlier value, Leeds (unit(0)), is in its history."""
+    home = store.upsert(USER, "Mei lives in a flat in Leeds", unit(0), topic="home")
+    now = store.upsert(USER, "Mei lives in Camden, London", at_cosine(0.6, 0, 1), topic="home")
+    assert (now.action, now.memory_id) == ("superseded", home.memory_id)
+    return home.memory_id
+
+
+def test_an_old_value_said_again_is_queued_with_the_current_one(store):
+    home = moved(store)
+    # 0.9 to Leeds, 0.3 to the current London vector: below every floor
+    again = store.upsert(USER, "Back when Mei lived in Leeds she cycled to work",
+                         between(0, 2, 0.9, 0.1), review_floor=0.6)  # fmt: skip
+    assert (again.action, again.matched_id) == ("inserted", home)
+    assert again.rule == (
+        "close to an earlier value of a memory, queued for review:"
+        " 'Mei lives in a flat in Leeds' (0.90)"
+    )
+    # the pair's own cosine, not the earlier text's
+    assert abs(again.similarity - 0.54) < 0.01
+    (review,) = store.pending_reviews(USER)
+    assert (review.memory_id, review.matched_id, review.note) == (
+        again.memory_id, home, again.rule,
+    )  # fmt: skip
+
+
+def test_the_note_reaches_the_judges_claim_and_prompt(store):
+    home = moved(store)
+    store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.85, 0.1), review_floor=0.6)
+    (claim,) = store.claim_reviews(USER, "w1")
+    assert claim.matched_id == home
+    assert claim.note.startswith("close to an earlier value of a memory")
+    prompt = review_prompt(claim)
+    assert "Why the pair was queued: close to an earlier value of a memory" in prompt
+    assert "'Mei lives in a flat in Leeds' (0.85)" in prompt
+
+
+def test_without_a_reviewer_nothing_is_queued(store, conn):
+    moved(store)
+    conn.execute("UPDATE pymem.settings SET on_related = 'insert'")
+    again = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.95, 0.1))
+    assert (again.action, again.matched_id, again.rule) == ("inserted", None, "no close memory")
+    assert store.pending_reviews(USER) == []
+
+
+def test_with_a_reviewer_and_no_floor_the_related_band_is_the_floor(store):
+    home = moved(store)
+    below = store.upsert(USER, "Mei had a garden in Leeds", between(0, 3, 0.7, 0.1, 510))
+    assert below.matched_id is None  # 0.7 < the related band, 0.75
+    again = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.8, 0.1))
+    assert again.matched_id == home
+
+
+def test_a_closer_live_neighbour_stays_the_one_queued(store):
+    moved(store)
+    # a live memory at 0.85 to the write; the earlier value at 0.7
+    near = store.upsert(USER, "Mei swims at the Leeds lido on Sundays", unit(5), "fact")
+    write = np.zeros(512, dtype=np.float32)
+    write[5], write[0] = 0.85, 0.7 * np.sqrt(1 - 0.85**2)
+    write[511] = np.sqrt(1 - write[5] ** 2 - write[0] ** 2)
+    again = store.upsert(USER, "Mei swam at the Leeds lido when she lived there", write,
+                         review_floor=0.3)  # fmt: skip
+    assert again.matched_id == near.memory_id
+
+
+def test_an_earlier_value_closer_than_the_live_neighbour_is_the_one_queued(store):
+    home = moved(store)
+    store.upsert(USER, "Mei swims at the lido on Sundays", unit(5), "fact")
+    # 0.4 to the live swim, 0.9 to Leeds
+    again = store.upsert(USER, "Mei lived in Leeds before London", between(0, 5, 0.9, 0.4),
+                         review_floor=0.3)  # fmt: skip
+    assert again.matched_id == home
+
+
+def test_the_same_text_with_an_old_vector_is_no_earlier_value(store, conn):
+    """A version that only changed the vector (re-embedded) says what the memory says now:
+    it is the memory itself, found (or not) by its current vector."""
+    first = store.upsert(USER, "Mei lives in a flat in Leeds", unit(0))
+    conn.execute(
+        "UPDATE pymem.memories SET embedding = %s WHERE id = %s", (unit(1), first.memory_id)
+    )
+    again = store.upsert(USER, "Mei's flat is in Leeds", between(0, 2, 0.9, 0.1),
+                         review_floor=0.6)  # fmt: skip
+    assert (again.matched_id, again.rule) == (None, "no close memory")
+
+
+def test_a_wording_it_absorbed_is_said_before(store):
+    tea = store.upsert(USER, "Mei likes green tea", unit(0), canonical="mei likes green tea")
+    dup = store.upsert(USER, "Mei is fond of sencha", unit(1), canonical="mei likes green tea")
+    assert (dup.action, dup.memory_id) == ("duplicate", tea.memory_id)
+    again = store.upsert(USER, "Mei drinks sencha most days", at_cosine(0.9, 1, 2),
+                         review_floor=0.6)  # fmt: skip
+    assert again.matched_id == tea.memory_id
+    assert again.rule == (
+        "close to a wording a memory absorbed, queued for review: 'Mei is fond of sencha' (0.90)"
+    )
+    # another user's write near Mei's wording
+    ann = store.upsert("ann", "Ann drinks sencha most days", at_cosine(0.9, 1, 2),
+                       review_floor=0.6)  # fmt: skip
+    assert ann.matched_id is None
+
+
+def test_only_live_memories_of_the_same_kind_and_user(store, conn):
+    home = moved(store)
+    # another kind: the earlier value is a fact's
+    other_kind = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.9, 0.1),
+                              "habit", review_floor=0.6)  # fmt: skip
+    assert other_kind.matched_id is None
+    # another user
+    other_user = store.upsert("ann", "Mei used to live in Leeds", between(0, 2, 0.9, 0.1),
+                              review_floor=0.6)  # fmt: skip
+    assert other_user.matched_id is None
+    # a deleted memory's history
+    conn.execute("UPDATE pymem.memories SET deleted_at = now() WHERE id = %s", (home,))
+    gone = store.upsert(USER, "Mei lived in Leeds", between(0, 2, 0.9, 0.1), review_floor=0.6)
+    assert gone.matched_id is None
+
+
+def test_the_prompt_shows_no_other_note(store):
+    """Other notes name the guards that kept a pair apart: not the judge's to be told."""
+    store.upsert(USER, "Mei's dog is called Rex", unit(0))
+    store.upsert(USER, "Mei walks her spaniel daily", at_cosine(0.8))
+    (claim,) = store.claim_reviews(USER, "w1")
+    assert claim.note.startswith("related band")
+    assert "Why the pair was queued" not in review_prompt(claim)
