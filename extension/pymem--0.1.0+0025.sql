@@ -4446,6 +4446,16 @@ $$$pymem_statement$, 'public.similarity(', (SELECT pg_catalog.quote_ident(n.nspn
 END;
 $pymem_load$;
 
+-- Whether a review's note (its rule) says the pair was queued for what the
+-- older memory said before (pymem._decision's said_before): the newer one is
+-- then likelier the past said again than a new value, so recall does not
+-- rank it above the older, and a judge's claim carries the note.
+CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(note text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+RETURN coalesce(starts_with(note, 'close to '), FALSE);
+
 -- The decision: the rules of the header applied to the evidence of a pair
 -- with the settings (the store's row, the call's thresholds and on_related
 -- in it). Pure, so that calibration and the benchmarks run these very rules
@@ -4493,7 +4503,7 @@ BEGIN
         IF s.on_related = 'review'
             AND e.similarity >= least(s.supersede_threshold, s.review_floor) THEN
             action := 'related';
-            -- the judge's prompt shows a note that begins so (pymem/judge.py)
+            -- the words pymem._queued_for_said_before knows it by
             rule := format('close to %s, queued for review', e.said_before);
         END IF;
         RETURN;
@@ -6165,7 +6175,11 @@ BEGIN
         SELECT r.id, r.user_id, r.cause, r.memory_id, r.matched_id, r.similarity,
             r.created_at, r.attempts, r.claimed_until,
             m.content, m.kind, m.topic, m.created_at, m.updated_at,
-            o.content, o.kind, o.topic, o.created_at, o.updated_at, r.note
+            o.content, o.kind, o.topic, o.created_at, o.updated_at,
+            -- only the note that quotes what the older memory said before: the
+            -- others name the guards that kept a pair apart, which a judge is
+            -- there to overrule, not to be told
+            CASE WHEN pymem._queued_for_said_before(r.note) THEN r.note END
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
             AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)
@@ -7191,7 +7205,9 @@ BEGIN
                 ) AS proven
             ),
             -- Two live values of one thing (the same topic, or the write a pending
-            -- review pairs with an earlier memory): the newer ranks above the older.
+            -- review pairs with an earlier memory, unless it was queued for being
+            -- close to what that memory said before: likelier the past said again):
+            -- the newer ranks above the older.
             -- A memory written or changed later than one of the best that holds an
             -- earlier value of the same thing may come from outside the best (its
             -- own score is then below the k-th, and the pool's proof covers it).
@@ -7218,6 +7234,7 @@ BEGIN
                         ON x.user_id = r.user_id AND x.id = r.memory_id
                     WHERE v_has_pending AND r.user_id = recall.user_id
                         AND r.matched_id = o.id AND r.resolved_at IS NULL
+                        AND NOT pymem._queued_for_said_before(r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
                 WHERE v_has_values AND h.updated_at > o.updated_at
@@ -7250,6 +7267,7 @@ BEGIN
                                 SELECT FROM pymem.reviews AS r
                                 WHERE r.user_id = recall.user_id AND r.matched_id = o.id
                                     AND r.memory_id = c.id AND r.resolved_at IS NULL
+                                    AND NOT pymem._queued_for_said_before(r.note)
                             ))
                         )
                     )) ELSE c.final_score END AS final_score

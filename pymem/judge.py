@@ -77,10 +77,7 @@ def review_prompt(review: ClaimedReview) -> str:
     ]
     if review.similarity is not None:
         parts.append(f"Similarity of their embeddings: {review.similarity:.2f} (1 is identical).")
-    # only the note of a pair queued for what the older memory said before (its rule,
-    # pymem._decision's said_before, begins so): the others name the guards that kept the
-    # pair apart, which a judge is there to overrule, not to be told
-    if review.note and review.note.startswith("close to "):
+    if review.note:
         parts.append(f"Why the pair was queued: {review.note}")
     return "\n\n".join(parts)
 

@@ -107,8 +107,8 @@ class ClaimedReview:
     matched_topic: str | None
     matched_created_at: datetime
     matched_updated_at: datetime
-    # why the pair was queued (the review's note): the rule, and for a memory close to
-    # what the older one said before, that earlier text
+    # for a newer memory queued for being close to what the older one said before, the
+    # review's note quoting that earlier text; None for other pairs
     note: str | None = None
 
 

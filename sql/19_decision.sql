@@ -127,6 +127,16 @@ BEGIN
 END;
 $$;
 
+-- Whether a review's note (its rule) says the pair was queued for what the
+-- older memory said before (pymem._decision's said_before): the newer one is
+-- then likelier the past said again than a new value, so recall does not
+-- rank it above the older, and a judge's claim carries the note.
+CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(note text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN coalesce(starts_with(note, 'close to '), FALSE);
+
 -- The decision: the rules of the header applied to the evidence of a pair
 -- with the settings (the store's row, the call's thresholds and on_related
 -- in it). Pure, so that calibration and the benchmarks run these very rules
@@ -174,7 +184,7 @@ BEGIN
         IF s.on_related = 'review'
             AND e.similarity >= least(s.supersede_threshold, s.review_floor) THEN
             action := 'related';
-            -- the judge's prompt shows a note that begins so (pymem/judge.py)
+            -- the words pymem._queued_for_said_before knows it by
             rule := format('close to %s, queued for review', e.said_before);
         END IF;
         RETURN;

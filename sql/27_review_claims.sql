@@ -179,7 +179,11 @@ BEGIN
         SELECT r.id, r.user_id, r.cause, r.memory_id, r.matched_id, r.similarity,
             r.created_at, r.attempts, r.claimed_until,
             m.content, m.kind, m.topic, m.created_at, m.updated_at,
-            o.content, o.kind, o.topic, o.created_at, o.updated_at, r.note
+            o.content, o.kind, o.topic, o.created_at, o.updated_at,
+            -- only the note that quotes what the older memory said before: the
+            -- others name the guards that kept a pair apart, which a judge is
+            -- there to overrule, not to be told
+            CASE WHEN pymem._queued_for_said_before(r.note) THEN r.note END
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
             AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)

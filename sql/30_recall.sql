@@ -438,7 +438,9 @@ BEGIN
                 ) AS proven
             ),
             -- Two live values of one thing (the same topic, or the write a pending
-            -- review pairs with an earlier memory): the newer ranks above the older.
+            -- review pairs with an earlier memory, unless it was queued for being
+            -- close to what that memory said before: likelier the past said again):
+            -- the newer ranks above the older.
             -- A memory written or changed later than one of the best that holds an
             -- earlier value of the same thing may come from outside the best (its
             -- own score is then below the k-th, and the pool's proof covers it).
@@ -465,6 +467,7 @@ BEGIN
                         ON x.user_id = r.user_id AND x.id = r.memory_id
                     WHERE v_has_pending AND r.user_id = recall.user_id
                         AND r.matched_id = o.id AND r.resolved_at IS NULL
+                        AND NOT pymem._queued_for_said_before(r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
                 WHERE v_has_values AND h.updated_at > o.updated_at
@@ -497,6 +500,7 @@ BEGIN
                                 SELECT FROM pymem.reviews AS r
                                 WHERE r.user_id = recall.user_id AND r.matched_id = o.id
                                     AND r.memory_id = c.id AND r.resolved_at IS NULL
+                                    AND NOT pymem._queued_for_said_before(r.note)
                             ))
                         )
                     )) ELSE c.final_score END AS final_score

@@ -150,5 +150,26 @@ def test_the_prompt_shows_no_other_note(store):
     store.upsert(USER, "Mei's dog is called Rex", unit(0))
     store.upsert(USER, "Mei walks her spaniel daily", at_cosine(0.8))
     (claim,) = store.claim_reviews(USER, "w1")
-    assert claim.note.startswith("related band")
+    assert claim.note is None
     assert "Why the pair was queued" not in review_prompt(claim)
+    (review,) = store.pending_reviews(USER)
+    assert review.note.startswith("related band")
+
+
+def test_recall_keeps_the_current_value_above_the_old_one_said_again(store, conn):
+    """A newer memory a pending review pairs with an older one ranks above it (two values
+    of one thing), unless it was queued for being close to what the older said before:
+    then it is likelier the past said again, and the current value stays first."""
+    home = moved(store)
+    again = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.85, 0.1),
+                         review_floor=0.6)  # fmt: skip
+    assert again.matched_id == home
+    # written a day after the current value (one transaction has one now())
+    conn.execute(
+        "UPDATE pymem.memories SET updated_at = updated_at - interval '1 day' WHERE id = %s",
+        (home,),
+    )
+    # a question close to the current value (London) only: the old one said again is not
+    # brought in from below the best (k=1), nor lifted above it when among them (k=2)
+    for k in (1, 2):
+        assert store.recall(USER, unit(1), k=k)[0].memory_id == home
