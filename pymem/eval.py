@@ -15,6 +15,8 @@ The measures (docs/eval.md), computed from the dataset's labels:
   value, a pair labelled as contradicting), the share that ends with two of
   its facts live and no open review between them: a silent contradiction.
 - ``recall_at_5``: questions whose answering fact is among the top 5 rows.
+- ``state_recall_at_5``: the same over the questions a memory labelled ``state``
+  answers (a temporary state that still holds when asked).
 - ``false_merge_rate``: writes merged into (duplicate) or superseding a memory
   of another fact, except a new value of the same slot superseding the old
   one, per distinct fact of the stream.
@@ -45,6 +47,7 @@ METRICS = (
     "duplicate_rate",
     "unreviewed_duplicate_rate",
     "recall_at_5",
+    "state_recall_at_5",
     "contradiction_rate",
     "false_merge_rate",
     "write_latency_ms",
@@ -54,6 +57,7 @@ METRICS = (
 TARGETS = {
     "duplicate_rate": "<= 1.5%",
     "recall_at_5": ">= 94%",
+    "state_recall_at_5": ">= 83% (5 of 6)",
     "contradiction_rate": "<= 25%",
     "false_merge_rate": "<= 2%",
     "judge_calls_per_100_writes": "<= 40",
@@ -253,15 +257,22 @@ class Run:
                     if other != later
                 )
         fact_of = data.fact_of()
-        hits = sum(
-            bool({fact_of[a] for a in q.answers} & set(self.top5.get(q.id, [])))
+        answered = {
+            q.id: bool({fact_of[a] for a in q.answers} & set(self.top5.get(q.id, [])))
             for q in data.questions
-        )
+        }
+        hits = sum(answered.values())
+        # the questions a memory labelled `state` answers: about a state that still holds
+        states = {m.id for m in data.memories if m.label == "state"}
+        about_states = [q.id for q in data.questions if states & set(q.answers)]
         facts = len({(m.user, m.fact) for m in data.memories})
         return {
             "duplicate_rate": (live - distinct) / live if live else 0.0,
             # None (JSON null, "n/a" in the table): nothing to measure it on
             "recall_at_5": hits / len(data.questions) if data.questions else None,
+            "state_recall_at_5": (
+                sum(answered[q] for q in about_states) / len(about_states) if about_states else None
+            ),
             "contradiction_rate": silent / len(sets) if sets else None,
             "false_merge_rate": len(self.false_merges) / facts,
             "write_latency_ms": 1000 * float(np.mean(self.latencies)) if self.latencies else 0.0,

@@ -10,6 +10,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -169,6 +170,8 @@ def test_eval_json_on_a_slice(admin_dsn, tmp_path, capsys, embedder):
     for side in (naive, ours, result["pymem_reviewed"], below):
         assert set(METRICS) <= set(side)
         for name in METRICS:
+            if name == "state_recall_at_5" and side[name] is None:
+                continue  # the slice asks about no state
             if name.endswith(("_rate", "_at_5")):
                 assert 0.0 <= side[name] <= 1.0, name
         assert side["write_latency_ms"] > 0
@@ -337,3 +340,37 @@ def test_the_label_judge_never_lets_an_earlier_value_replace_the_current_one():
     assert decide("The Fiesta she used to drive", "Nadia now drives a Yaris") == "past"
     assert decide("Nadia is back in the Fiesta", "Nadia now drives a Yaris") == "conflict"
     assert decide("The Fiesta she used to drive", "Nadia drives a Fiesta") == "duplicate"
+
+
+def test_state_recall_counts_the_questions_a_state_answers(admin_dsn, tmp_path):
+    """state_recall_at_5: recall@5 over the questions whose answers are memories labelled
+    `state`; the other questions do not count in it, and a stream without one has none."""
+    facts = [f"Ivo collects stamp set {n}" for n in range(5)]
+    sick, rome = "Ivo is off sick this week", "Ivo is in Rome until Friday"
+    vectors = {sick: unit(0), rome: unit(1)} | {t: unit(2 + n) for n, t in enumerate(facts)}
+    spread = np.zeros_like(unit(0))
+    spread[2:7] = 1 / np.sqrt(5)  # closer to each of the five facts than to either state
+    vectors |= {"is Ivo at work?": unit(0), "where is Ivo?": spread, "stamps?": unit(2)}
+    records = [
+        {"id": "m1", "user": "u", "fact": "sick", "content": sick, "kind": "state",
+         "label": "state"},
+        {"id": "m2", "user": "u", "fact": "rome", "content": rome, "kind": "state",
+         "label": "state"},
+        *({"id": f"f{n}", "user": "u", "fact": f"stamps/{n}", "content": t}
+          for n, t in enumerate(facts)),
+        {"type": "question", "id": "q1", "user": "u", "text": "is Ivo at work?",
+         "answers": ["m1"]},
+        {"type": "question", "id": "q2", "user": "u", "text": "where is Ivo?", "answers": ["m2"]},
+        {"type": "question", "id": "q3", "user": "u", "text": "stamps?", "answers": ["f0"]},
+    ]  # fmt: skip
+    result = _evaluate(admin_dsn, tmp_path, records, _FixedEmbedder(vectors))
+    assert result["naive"]["recall_at_5"] == pytest.approx(2 / 3)
+    assert result["naive"]["state_recall_at_5"] == 0.5
+    assert result["pymem"]["state_recall_at_5"] == 0.5
+    without = [r for r in records if r["id"] not in ("q1", "q2")]
+    assert (
+        _evaluate(admin_dsn, tmp_path, without, _FixedEmbedder(vectors))["pymem"][
+            "state_recall_at_5"
+        ]
+        is None
+    )
