@@ -13,8 +13,9 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from pgvector.psycopg import register_vector, register_vector_async
+from pgvector.psycopg.bit import register_bit_info
 from pgvector.psycopg.halfvec import register_halfvec_info
+from pgvector.psycopg.sparsevec import register_sparsevec_info
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.rows import class_row
 from psycopg.types import TypeInfo
@@ -244,22 +245,41 @@ _VECTOR_SCHEMA = (
     "SELECT quote_ident(n.nspname) FROM pg_extension AS e"
     " JOIN pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
 )
-_VECTOR_TYPES = (("vector", register_vector_info), ("halfvec", register_halfvec_info))
+# pgvector's schema and the types a connection registers, in one round trip: what
+# pgvector.psycopg.register_vector fetches with four (TypeInfo.fetch's columns), which cost
+# a new connection ~5.6 ms, most of it the catalog reads of a fresh backend
+_VECTOR_TYPES = (
+    "SELECT quote_ident(n.nspname), t.typname, t.oid, t.typarray, t.oid::regtype::text,"
+    " t.typdelim"
+    " FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace"
+    " LEFT JOIN pg_type AS t ON t.typnamespace = n.oid"
+    " AND t.typname IN ('vector', 'halfvec', 'sparsevec')"
+    " WHERE e.extname = 'vector' ORDER BY t.oid"
+)
+_REGISTER_INFO = {
+    "vector": register_vector_info,
+    "halfvec": register_halfvec_info,
+    "sparsevec": register_sparsevec_info,
+}
 
 
 def _register_vector(conn: Any) -> _Steps[str]:
-    """Register pgvector's types wherever the extension lives; returns the
-    type's name as SQL can spell it from any search_path."""
-    found = yield from _fetchone(conn, _VECTOR_SCHEMA)
-    if found is None or found[0] == "public":
-        is_async = isinstance(conn, psycopg.AsyncConnection)
-        yield functools.partial(register_vector_async if is_async else register_vector, conn)
+    """Register pgvector's types wherever the extension lives (and ``bit``'s loader where
+    it lives in public, as pgvector.psycopg.register_vector does); returns the type's name
+    as SQL can spell it from any search_path."""
+    cursor = yield functools.partial(conn.execute, _VECTOR_TYPES)
+    rows = yield cursor.fetchall
+    if not rows or not any(name == "vector" for _, name, *_ in rows):
+        register_vector_info(conn, None)  # its error: the type is not in the database
+    schema = rows[0][0]
+    for _, name, oid, array_oid, regtype, delimiter in rows:
+        if name in _REGISTER_INFO:
+            info = TypeInfo(name, oid, array_oid, regtype=regtype, delimiter=delimiter)
+            _REGISTER_INFO[name](conn, info)
+    if schema == "public":
+        register_bit_info(conn, psycopg.postgres.types["bit"])
         return "vector"
-    for name, register in _VECTOR_TYPES:
-        info = yield functools.partial(TypeInfo.fetch, conn, f"{found[0]}.{name}")
-        if info is not None:
-            register(conn, info)
-    return f"{found[0]}.vector"
+    return f"{schema}.vector"
 
 
 # pymem._set_user: set_config(), or on Citus a SET LOCAL that Citus repeats on the
