@@ -1115,7 +1115,8 @@ UPDATE pymem.schema_info SET version = 24;
 
 -- migration 0025.said-before.sql
 -- pymem 0025: with a reviewer, a write is also shown the live memory whose
--- earlier value or absorbed wording it is close to (issue 34). An old value
+-- earlier value or absorbed wording it is close to, and the live memory of
+-- its topic (issue 34). An old value
 -- said again after it changed ("back when she lived by the lake") lands far
 -- from the current value and was stored live beside it, a contradiction
 -- nobody saw; a restatement of a wording a memory absorbed was kept as a
@@ -1130,6 +1131,13 @@ ALTER TYPE pymem.pair_evidence
 -- earlier value of a memory', 'a wording a memory absorbed' or 'a wording
 -- of a memory's earlier value' (NULL: the memory itself)
 ADD ATTRIBUTE said_before text;
+
+ALTER TYPE pymem.pair_evidence
+-- the neighbour was found by the topic both carry, not among the nearest by
+-- vector (pymem._nearest_same_topic): two values of one thing the embedder
+-- scores far apart ("rents a basement in Kitsilano" / "moved into a condo in
+-- Mount Pleasant"), which only a reviewer decides
+ADD ATTRIBUTE by_topic boolean;
 
 ALTER TYPE pymem.claimed_review
 -- why the pair waits (the review's note): a judge's prompt shows it, and
@@ -4494,6 +4502,15 @@ BEGIN
         END IF;
         RETURN;
     END IF;
+    IF e.by_topic THEN
+        -- found by the topic both carry, far apart by vector: two values of one
+        -- thing, or two things of one topic; only a reviewer tells which
+        IF s.on_related = 'review' THEN
+            action := 'related';
+            rule := 'same topic as a memory, queued for review';
+        END IF;
+        RETURN;
+    END IF;
     IF e.said_before IS NOT NULL THEN
         -- the neighbour is what a live memory said before, not what it says:
         -- only a reviewer tells an old value said again (the past) from a
@@ -4635,6 +4652,57 @@ BEGIN
     LIMIT 1;
     v_evidence.similarity := similarity;
     v_evidence.other_kind := TRUE;
+    v_decision := pymem._decision(v_evidence, s);
+    IF memory_id IS NULL OR v_decision.action IS NULL
+        OR similarity <= coalesce(closer_than, -1) THEN
+        memory_id := NULL;
+        similarity := NULL;
+        RETURN;
+    END IF;
+    rule := v_decision.rule;
+END;
+$$;
+
+-- With a reviewer, the live memory of the item's kind and topic nearest to
+-- an insert, when it is closer than the neighbour found so far (closer_than,
+-- NULL: none): the write path finds neighbours by vector, and two values of
+-- one thing the embedder scores far apart (a move across town, a new job
+-- said in other words) share nothing else the extractor said. One lookup of
+-- the user's rows of that topic (memories_topic_idx), only with a reviewer
+-- and a topic.
+CREATE OR REPLACE FUNCTION pymem._nearest_same_topic(
+    user_id text,
+    item pymem.memory_item,
+    s pymem.settings,
+    closer_than double precision,
+    OUT memory_id uuid,
+    OUT similarity double precision,
+    OUT rule text
+)
+LANGUAGE plpgsql STABLE
+SET search_path FROM CURRENT
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_evidence pymem.pair_evidence;
+    v_decision record;
+BEGIN
+    IF s.on_related IS DISTINCT FROM 'review' OR item.topic IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT m.id, 1 - (m.embedding <=> item.embedding)
+    INTO memory_id, similarity
+    FROM pymem.memories AS m
+    WHERE m.user_id = _nearest_same_topic.user_id
+        AND m.topic = item.topic
+        AND m.kind = item.kind
+        AND m.consolidated_into IS NULL
+        AND m.deleted_at IS NULL
+    ORDER BY m.embedding <=> item.embedding, m.id
+    LIMIT 1;
+    v_evidence.similarity := similarity;
+    v_evidence.same_topic := TRUE;
+    v_evidence.by_topic := TRUE;
     v_decision := pymem._decision(v_evidence, s);
     IF memory_id IS NULL OR v_decision.action IS NULL
         OR similarity <= coalesce(closer_than, -1) THEN
@@ -4965,6 +5033,12 @@ BEGIN
         END IF;
     END IF;
     v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
+    IF v_other.memory_id IS NOT NULL THEN
+        matched_id := v_other.memory_id;
+        similarity := v_other.similarity;
+        rule := v_other.rule;
+    END IF;
+    v_other := pymem._nearest_same_topic(user_id, item, v_settings, similarity);
     IF v_other.memory_id IS NOT NULL THEN
         matched_id := v_other.memory_id;
         similarity := v_other.similarity;

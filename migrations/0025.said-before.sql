@@ -1,5 +1,6 @@
 -- pymem 0025: with a reviewer, a write is also shown the live memory whose
--- earlier value or absorbed wording it is close to (issue 34). An old value
+-- earlier value or absorbed wording it is close to, and the live memory of
+-- its topic (issue 34). An old value
 -- said again after it changed ("back when she lived by the lake") lands far
 -- from the current value and was stored live beside it, a contradiction
 -- nobody saw; a restatement of a wording a memory absorbed was kept as a
@@ -14,6 +15,13 @@ ALTER TYPE pymem.pair_evidence
 -- earlier value of a memory', 'a wording a memory absorbed' or 'a wording
 -- of a memory's earlier value' (NULL: the memory itself)
 ADD ATTRIBUTE said_before text;
+
+ALTER TYPE pymem.pair_evidence
+-- the neighbour was found by the topic both carry, not among the nearest by
+-- vector (pymem._nearest_same_topic): two values of one thing the embedder
+-- scores far apart ("rents a basement in Kitsilano" / "moved into a condo in
+-- Mount Pleasant"), which only a reviewer decides
+ADD ATTRIBUTE by_topic boolean;
 
 ALTER TYPE pymem.claimed_review
 -- why the pair waits (the review's note): a judge's prompt shows it, and

@@ -175,6 +175,15 @@ BEGIN
         END IF;
         RETURN;
     END IF;
+    IF e.by_topic THEN
+        -- found by the topic both carry, far apart by vector: two values of one
+        -- thing, or two things of one topic; only a reviewer tells which
+        IF s.on_related = 'review' THEN
+            action := 'related';
+            rule := 'same topic as a memory, queued for review';
+        END IF;
+        RETURN;
+    END IF;
     IF e.said_before IS NOT NULL THEN
         -- the neighbour is what a live memory said before, not what it says:
         -- only a reviewer tells an old value said again (the past) from a

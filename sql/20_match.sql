@@ -59,6 +59,57 @@ BEGIN
 END;
 $$;
 
+-- With a reviewer, the live memory of the item's kind and topic nearest to
+-- an insert, when it is closer than the neighbour found so far (closer_than,
+-- NULL: none): the write path finds neighbours by vector, and two values of
+-- one thing the embedder scores far apart (a move across town, a new job
+-- said in other words) share nothing else the extractor said. One lookup of
+-- the user's rows of that topic (memories_topic_idx), only with a reviewer
+-- and a topic.
+CREATE OR REPLACE FUNCTION pymem._nearest_same_topic(
+    user_id text,
+    item pymem.memory_item,
+    s pymem.settings,
+    closer_than double precision,
+    OUT memory_id uuid,
+    OUT similarity double precision,
+    OUT rule text
+)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_evidence pymem.pair_evidence;
+    v_decision record;
+BEGIN
+    IF s.on_related IS DISTINCT FROM 'review' OR item.topic IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT m.id, 1 - (m.embedding <=> item.embedding)
+    INTO memory_id, similarity
+    FROM pymem.memories AS m
+    WHERE m.user_id = _nearest_same_topic.user_id
+        AND m.topic = item.topic
+        AND m.kind = item.kind
+        AND m.consolidated_into IS NULL
+        AND m.deleted_at IS NULL
+    ORDER BY m.embedding <=> item.embedding, m.id
+    LIMIT 1;
+    v_evidence.similarity := similarity;
+    v_evidence.same_topic := TRUE;
+    v_evidence.by_topic := TRUE;
+    v_decision := pymem._decision(v_evidence, s);
+    IF memory_id IS NULL OR v_decision.action IS NULL
+        OR similarity <= coalesce(closer_than, -1) THEN
+        memory_id := NULL;
+        similarity := NULL;
+        RETURN;
+    END IF;
+    rule := v_decision.rule;
+END;
+$$;
+
 -- With a reviewer, the live memory of the item's kind whose earlier value
 -- (memory_versions) or absorbed wording (memory_wordings) is nearest to an
 -- insert, among the user's 8 such texts nearest it, when pymem._decision
@@ -376,6 +427,12 @@ BEGIN
         END IF;
     END IF;
     v_other := pymem._nearest_other_kind(user_id, item, v_settings, similarity);
+    IF v_other.memory_id IS NOT NULL THEN
+        matched_id := v_other.memory_id;
+        similarity := v_other.similarity;
+        rule := v_other.rule;
+    END IF;
+    v_other := pymem._nearest_same_topic(user_id, item, v_settings, similarity);
     IF v_other.memory_id IS NOT NULL THEN
         matched_id := v_other.memory_id;
         similarity := v_other.similarity;

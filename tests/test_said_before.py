@@ -173,3 +173,48 @@ def test_recall_keeps_the_current_value_above_the_old_one_said_again(store, conn
     # brought in from below the best (k=1), nor lifted above it when among them (k=2)
     for k in (1, 2):
         assert store.recall(USER, unit(1), k=k)[0].memory_id == home
+
+
+# --- the live memory of the write's topic (pymem._nearest_same_topic) -------------------
+
+
+def test_a_write_of_a_topic_is_queued_with_the_memory_of_that_topic(store):
+    """Two values of one thing the embedder scores far apart: found by their topic."""
+    home = store.upsert(USER, "Mei rents a basement suite in Kitsilano", unit(0),
+                        topic="home:area")  # fmt: skip
+    moved = store.upsert(USER, "Mei moved into a condo in Mount Pleasant with Ana",
+                         at_cosine(0.3), topic="home:area")  # fmt: skip
+    assert (moved.action, moved.matched_id, moved.rule) == (
+        "inserted", home.memory_id, "same topic as a memory, queued for review"
+    )  # fmt: skip
+    assert abs(moved.similarity - 0.3) < 1e-6
+    (review,) = store.pending_reviews(USER)
+    assert (review.memory_id, review.matched_id) == (moved.memory_id, home.memory_id)
+
+
+def test_no_topic_another_topic_another_kind_or_no_reviewer_queue_nothing(store, conn):
+    store.upsert(USER, "Mei rents a basement suite in Kitsilano", unit(0), topic="home:area")
+    writes = [
+        ("Mei moved into a condo", {}),  # no topic
+        ("Mei works at a bakery", {"topic": "work:job"}),
+        ("Mei prefers houses with a garden", {"topic": "home:area", "kind": "preference"}),
+    ]
+    for n, (text, options) in enumerate(writes):
+        kind = options.pop("kind", "fact")
+        r = store.upsert(USER, text, at_cosine(0.3, 0, 1 + n), kind, **options)
+        assert (r.matched_id, r.rule) == (None, "no close memory"), text
+    conn.execute("UPDATE pymem.settings SET on_related = 'insert'")
+    r = store.upsert(USER, "Mei lives in Mount Pleasant now", at_cosine(0.3, 0, 9),
+                     topic="home:area")  # fmt: skip
+    assert (r.matched_id, r.rule) == (None, "no close memory")
+
+
+def test_a_closer_neighbour_queued_stays_the_one_queued(store):
+    store.upsert(USER, "Mei rents a basement suite in Kitsilano", unit(0), topic="home:area")
+    near = store.upsert(USER, "Mei cycles to the Granville Island market", unit(5))
+    write = np.zeros(512, dtype=np.float32)
+    write[5], write[0] = 0.7, 0.3
+    write[511] = np.sqrt(1 - 0.49 - 0.09)
+    r = store.upsert(USER, "Mei moved to a condo near the market", write, topic="home:area",
+                     review_floor=0.6)  # fmt: skip
+    assert (r.matched_id, r.rule) == (near.memory_id, "below the related band, queued for review")
