@@ -20,6 +20,7 @@ from pymem.eval import (
     METRICS,
     InvalidDataset,
     evaluate,
+    figures_only,
     format_report,
     load_dataset,
 )
@@ -367,6 +368,14 @@ def test_state_recall_counts_the_questions_a_state_answers(admin_dsn, tmp_path):
     assert result["naive"]["recall_at_5"] == pytest.approx(2 / 3)
     assert result["naive"]["state_recall_at_5"] == 0.5
     assert result["pymem"]["state_recall_at_5"] == 0.5
+    # --figures-only: the measures without the questions missed (a stream kept unread)
+    full, figures = [], []
+    format_report(result, full.append)
+    format_report(figures_only(result), figures.append)
+    assert any(line.startswith("missed: where is Ivo?") for line in full)
+    assert not any("where is Ivo" in line for line in figures)
+    assert "where is Ivo" not in json.dumps(figures_only(result))
+    assert figures_only(result)["pymem"] == result["pymem"]
     without = [r for r in records if r["id"] not in ("q1", "q2")]
     assert (
         _evaluate(admin_dsn, tmp_path, without, _FixedEmbedder(vectors))["pymem"][

@@ -175,9 +175,11 @@ def _add_report_parser(sub) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from pymem.eval import evaluate, format_report
+    from pymem.eval import evaluate, figures_only, format_report
 
     result = evaluate(args.dsn, args.dataset, database=args.database, yes=args.yes)
+    if args.figures_only:
+        result = figures_only(result)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
@@ -195,6 +197,11 @@ def _add_eval_parser(sub) -> None:
         help="a JSONL stream of memories and questions (docs/eval.md); default: the bundled one",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--figures-only",
+        action="store_true",
+        help="leave out the questions missed and the false merges (a stream kept unread)",
+    )
     p.add_argument(
         "--database",
         default="pymem_eval",
