@@ -3343,15 +3343,16 @@ $$$pymem_statement$, 'public.similarity(', (SELECT pg_catalog.quote_ident(n.nspn
 END;
 $pymem_load$;
 
--- Whether a review's note (its rule) says the pair was queued for what the
--- older memory said before (pymem._decision's said_before): the newer one is
--- then likelier the past said again than a new value, so recall does not
+-- Whether a review of the write path (cause related: its note is the rule;
+-- an app's flagged conflict carries the app's own words) was queued for what
+-- the older memory said before (pymem._decision's said_before): the newer one
+-- is then likelier the past said again than a new value, so recall does not
 -- rank it above the older, and a judge's claim carries the note.
-CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(note text)
+CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(cause text, note text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path FROM CURRENT
-RETURN coalesce(starts_with(note, 'close to '), FALSE);
+RETURN coalesce(cause = 'related' AND starts_with(note, 'close to '), FALSE);
 
 -- The decision: the rules of the header applied to the evidence of a pair
 -- with the settings (the store's row, the call's thresholds and on_related
@@ -5142,7 +5143,7 @@ BEGIN
             -- only the note that quotes what the older memory said before: the
             -- others name the guards that kept a pair apart, which a judge is
             -- there to overrule, not to be told
-            CASE WHEN pymem._queued_for_said_before(r.note) THEN r.note END
+            CASE WHEN pymem._queued_for_said_before(r.cause, r.note) THEN r.note END
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
             AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)
@@ -6197,7 +6198,7 @@ BEGIN
                         ON x.user_id = r.user_id AND x.id = r.memory_id
                     WHERE v_has_pending AND r.user_id = recall.user_id
                         AND r.matched_id = o.id AND r.resolved_at IS NULL
-                        AND NOT pymem._queued_for_said_before(r.note)
+                        AND NOT pymem._queued_for_said_before(r.cause, r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
                 WHERE v_has_values AND h.updated_at > o.updated_at
@@ -6230,7 +6231,7 @@ BEGIN
                                 SELECT FROM pymem.reviews AS r
                                 WHERE r.user_id = recall.user_id AND r.matched_id = o.id
                                     AND r.memory_id = c.id AND r.resolved_at IS NULL
-                                    AND NOT pymem._queued_for_said_before(r.note)
+                                    AND NOT pymem._queued_for_said_before(r.cause, r.note)
                             ))
                         )
                     )) ELSE c.final_score END AS final_score

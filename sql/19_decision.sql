@@ -127,15 +127,16 @@ BEGIN
 END;
 $$;
 
--- Whether a review's note (its rule) says the pair was queued for what the
--- older memory said before (pymem._decision's said_before): the newer one is
--- then likelier the past said again than a new value, so recall does not
+-- Whether a review of the write path (cause related: its note is the rule;
+-- an app's flagged conflict carries the app's own words) was queued for what
+-- the older memory said before (pymem._decision's said_before): the newer one
+-- is then likelier the past said again than a new value, so recall does not
 -- rank it above the older, and a judge's claim carries the note.
-CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(note text)
+CREATE OR REPLACE FUNCTION pymem._queued_for_said_before(cause text, note text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN coalesce(starts_with(note, 'close to '), FALSE);
+RETURN coalesce(cause = 'related' AND starts_with(note, 'close to '), FALSE);
 
 -- The decision: the rules of the header applied to the evidence of a pair
 -- with the settings (the store's row, the call's thresholds and on_related

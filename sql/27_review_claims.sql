@@ -183,7 +183,7 @@ BEGIN
             -- only the note that quotes what the older memory said before: the
             -- others name the guards that kept a pair apart, which a judge is
             -- there to overrule, not to be told
-            CASE WHEN pymem._queued_for_said_before(r.note) THEN r.note END
+            CASE WHEN pymem._queued_for_said_before(r.cause, r.note) THEN r.note END
         FROM claimed AS r
         JOIN pymem.memories AS m ON m.user_id = r.user_id AND m.id = r.memory_id
             AND (claim_reviews.user_id IS NULL OR m.user_id = claim_reviews.user_id)

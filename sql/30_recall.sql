@@ -467,7 +467,7 @@ BEGIN
                         ON x.user_id = r.user_id AND x.id = r.memory_id
                     WHERE v_has_pending AND r.user_id = recall.user_id
                         AND r.matched_id = o.id AND r.resolved_at IS NULL
-                        AND NOT pymem._queued_for_said_before(r.note)
+                        AND NOT pymem._queued_for_said_before(r.cause, r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
                 WHERE v_has_values AND h.updated_at > o.updated_at
@@ -500,7 +500,7 @@ BEGIN
                                 SELECT FROM pymem.reviews AS r
                                 WHERE r.user_id = recall.user_id AND r.matched_id = o.id
                                     AND r.memory_id = c.id AND r.resolved_at IS NULL
-                                    AND NOT pymem._queued_for_said_before(r.note)
+                                    AND NOT pymem._queued_for_said_before(r.cause, r.note)
                             ))
                         )
                     )) ELSE c.final_score END AS final_score

@@ -224,3 +224,21 @@ def test_a_closer_neighbour_queued_stays_the_one_queued(store):
     r = store.upsert(USER, "Mei moved to a condo near the market", write, topic="home:area",
                      review_floor=0.6)  # fmt: skip
     assert (r.matched_id, r.rule) == (near.memory_id, "below the related band, queued for review")
+
+
+def test_an_apps_conflict_note_is_never_read_as_the_rule(store, conn):
+    """Only the write path's reviews (cause related) carry its rule as their note: a
+    conflict an app flags with words of its own that happen to begin the same way is a
+    pending pair like any other, and its newer memory ranks above the older."""
+    older = store.upsert(USER, "Mei lives in a flat in Leeds", unit(0), on_related="insert")
+    newer = store.upsert(USER, "Mei lives by the lake", unit(2), on_related="insert")
+    (changed,) = conn.execute(
+        "SELECT updated_at FROM pymem.memories WHERE user_id = %s AND id = %s",
+        (USER, older.memory_id),
+    ).fetchone()
+    conn.execute(
+        "UPDATE pymem.memories SET updated_at = %s WHERE user_id = %s AND id = %s",
+        (changed - timedelta(days=1), USER, older.memory_id),
+    )
+    store.flag_conflict(USER, newer.memory_id, older.memory_id, note="close to what she said")
+    assert store.recall(USER, unit(0), k=1)[0].memory_id == newer.memory_id
