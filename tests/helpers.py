@@ -106,9 +106,16 @@ def client_backends(dsn: str) -> dict[int, str]:
     return dict(rows)
 
 
-def the_only_backend(dsn: str) -> int:
-    """The pid of the one other client connection to ``dsn``'s database (a store's)."""
-    (pid,) = client_backends(dsn)
+def the_only_backend(dsn: str, seconds: float = 5.0) -> int:
+    """The pid of the one other client connection to ``dsn``'s database (a store's),
+    once the connections the test closed just before have ended (a backend that is
+    closing is still listed for a moment: a store that connects fast saw two)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while len(backends := client_backends(dsn)) > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (pid,) = backends
     return pid
 
 
