@@ -41,8 +41,9 @@ up for this file.
 
 # ruff: noqa: E501 (a memory, its sentence and its fields stay on one line each)
 import collections
-import json
 from pathlib import Path
+
+from jsonl_build import jsonl, write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream_f.jsonl"
 
@@ -1511,7 +1512,6 @@ for user, days, mems, qs in users:
 if errors:
     print("\n".join(errors))
     raise SystemExit(1)
-with open(OUT, "w", encoding="utf-8") as fh:
-    for r in out:
-        fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+if not write_or_check(OUT, jsonl(out), "Build stream F, a measure for pymem eval."):
+    raise SystemExit(1)
 print("written", len(out))

@@ -33,8 +33,9 @@ file (the towns and districts are real places).
 
 # ruff: noqa: E501 (a memory, its sentence and its fields stay on one line each)
 import collections
-import json
 from pathlib import Path
+
+from jsonl_build import jsonl, write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "bench" / "data" / "memory_dev_stream_h.jsonl"
 
@@ -1725,7 +1726,6 @@ for user, days, mems, qs in users:
 if errors:
     print("\n".join(errors))
     raise SystemExit(1)
-with open(OUT, "w", encoding="utf-8") as fh:
-    for r in out:
-        fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+if not write_or_check(OUT, jsonl(out), "Build stream H, a measure for pymem eval."):
+    raise SystemExit(1)
 print("written", len(out), "lines:", dict(labels), dict(categories))
