@@ -507,6 +507,21 @@ def migrate(
         return result
 
 
+def migrate_if_drifted(dsn: str) -> MigrateResult | None:
+    """:func:`migrate` unless the store is already what this release installs (no
+    :func:`pymem.snapshot.drift`: every table, trigger, policy and function body as a
+    fresh install has them); None when it was. A migrate reloads every function, which
+    costs 0.2 s on a current store and makes every other session of the store compile
+    them again; the check reads the catalogs (about 50 ms). A store that drifted in any
+    way (an older release, a restore that lost a trigger) is migrated, which repairs it."""
+    from pymem.snapshot import drift
+
+    with wrap_errors(), psycopg.connect(dsn, autocommit=True) as conn:
+        if not drift(conn):
+            return None
+    return migrate(dsn)
+
+
 def _extension_level(conn: psycopg.Connection) -> int | None:
     """The schema level of a store installed with CREATE EXTENSION pymem; None for one
     made by migrate, or none yet."""

@@ -14,7 +14,7 @@ import pytest
 from pymem import MemoryStore
 from pymem.cli import main
 from pymem.errors import DimensionMismatch, PymemError, StoreConflict
-from pymem.migrate import migrate, migrations_dir, yoyo_uri
+from pymem.migrate import migrate, migrate_if_drifted, migrations_dir, yoyo_uri
 from tests.conftest import unit
 
 
@@ -330,3 +330,21 @@ def test_recalls_index_built_beforehand_without_blocking_writes_is_kept(fresh_ds
             conn.execute("SELECT 'pymem.memories_user_live_idx'::regclass::oid").fetchone()[0]
             == oid
         )
+
+
+def test_migrate_if_drifted_leaves_a_current_store_and_repairs_one_that_drifted(fresh_dsn):
+    """What the CLI runs before a command on the embedded server: a store that is what
+    this release installs is left alone (no function reloaded: each reload makes every
+    other session compile them again); one that drifted is migrated, which repairs it."""
+    loaded = "SELECT xmin::text FROM pg_proc WHERE oid = 'pymem.schema_version()'::regprocedure"
+    with psycopg.connect(fresh_dsn, autocommit=True) as conn:
+        before = conn.execute(loaded).fetchone()
+        assert migrate_if_drifted(fresh_dsn) is None
+        assert conn.execute(loaded).fetchone() == before
+        conn.execute("DROP TRIGGER memories_version_on_change ON pymem.memories")
+        assert migrate_if_drifted(fresh_dsn) is not None
+        assert conn.execute(loaded).fetchone() != before
+        assert conn.execute(
+            "SELECT count(*) FROM pg_trigger WHERE tgname = 'memories_version_on_change'"
+        ).fetchone() == (1,)
+        assert migrate_if_drifted(fresh_dsn) is None

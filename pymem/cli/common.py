@@ -16,13 +16,14 @@ def _dsn(args: argparse.Namespace) -> str:
 
 
 def _store(args: argparse.Namespace):
-    """A store ready for use; the embedded server is migrated on first use."""
-    from pymem.migrate import migrate
+    """A store ready for use; the embedded server's is migrated when it is not what this
+    release installs (its first use, an upgrade of pymem)."""
+    from pymem.migrate import migrate_if_drifted
     from pymem.store import MemoryStore
 
     dsn = _dsn(args)
     if server.uses_embedded(args.dsn):
-        migrate(dsn)  # a person trying pymem should not need a second command
+        migrate_if_drifted(dsn)  # a person trying pymem should not need a second command
     return MemoryStore(dsn)
 
 
