@@ -189,9 +189,8 @@ BEGIN
         -- the neighbour is what a live memory said before, not what it says:
         -- only a reviewer tells an old value said again (the past) from a
         -- return to it, or a restatement from a new fact. From where a live
-        -- neighbour is queued: the related band, or the review floor below it
-        -- (least() passes over a NULL floor)
-        IF s.on_related = 'review'
+        -- neighbour is queued: the review floor, or the related band above it
+        IF s.on_related = 'review' AND s.review_floor IS NOT NULL
             AND e.similarity >= least(s.supersede_threshold, s.review_floor) THEN
             action := 'related';
             -- the words pymem._queued_for_said_before knows it by

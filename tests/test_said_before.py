@@ -74,12 +74,18 @@ def test_without_a_reviewer_nothing_is_queued(store, conn):
     assert store.pending_reviews(USER) == []
 
 
-def test_with_a_reviewer_and_no_floor_the_related_band_is_the_floor(store):
+def test_only_with_the_below_band_queue(store):
+    """The pass over every earlier text costs about what the live scan does: it runs
+    with a review floor only, and from the floor or the related band, whichever is lower."""
     home = moved(store)
-    below = store.upsert(USER, "Mei had a garden in Leeds", between(0, 3, 0.7, 0.1, 510))
-    assert below.matched_id is None  # 0.7 < the related band, 0.75
-    again = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.8, 0.1))
-    assert again.matched_id == home
+    without = store.upsert(USER, "Mei used to live in Leeds", between(0, 2, 0.95, 0.1))
+    assert (without.matched_id, without.rule) == (None, "no close memory")
+    below = store.upsert(USER, "Mei had a garden in Leeds", between(0, 3, 0.7, 0.1, 510),
+                         review_floor=0.72)  # fmt: skip
+    assert below.matched_id is None  # 0.7 < the floor
+    again = store.upsert(USER, "Mei lived in Leeds for years", between(0, 4, 0.8, 0.1, 509),
+                         review_floor=0.9)  # fmt: skip
+    assert again.matched_id == home  # 0.8 >= the related band, below that floor
 
 
 def test_a_closer_live_neighbour_stays_the_one_queued(store):
