@@ -409,15 +409,18 @@ class MemoryCalls:
         created_after: datetime | None = None,
         created_before: datetime | None = None,
         sources: Sequence[str] | None = None,
+        include_history: bool = False,
     ) -> list[RecallHit]:
         """``pymem.recall``: the user's live memories ranked by relevance and decay; only
         those whose metadata contains ``filter``, written in [``created_after``,
-        ``created_before``) and of one of ``sources``, when given."""
+        ``created_before``) and of one of ``sources``, when given. With
+        ``include_history``, their earlier values too (``superseded_at`` set), each
+        below its memory's current value."""
         return _Call(
             "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
             " include_cold => %s, min_similarity => %s, touch => %s,"
             " at => coalesce(%s, now()), filter => %s, created_after => %s,"
-            " created_before => %s, sources => %s)",
+            " created_before => %s, sources => %s, include_history => %s)",
             (
                 user_id,
                 _vector(query_embedding),
@@ -432,6 +435,7 @@ class MemoryCalls:
                 created_after,
                 created_before,
                 _texts(sources, "sources"),
+                include_history,
             ),
             RecallHit,
             user_id=user_id,

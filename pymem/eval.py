@@ -4,7 +4,9 @@ The naive store is what an app does without pymem: every extracted memory is a
 plain INSERT into a table (user_id, content, embedding), and recall is the exact
 top-5 by cosine over the user's rows. pymem gets the same stream, item by item,
 through ``upsert_memory`` with the bundled embedder's calibrated thresholds, and
-recalls with ``pymem.recall``. Both run in one fresh database (``pymem_eval``
+recalls with ``pymem.recall(include_history => true)``: the questions ask about the
+past too, and a store that settled its reviews keeps the old values in history
+only. Both run in one fresh database (``pymem_eval``
 on the embedded server, or on the server of ``--dsn``), with the same vectors.
 
 The measures (docs/eval.md), computed from the dataset's labels:
@@ -471,7 +473,13 @@ def _collect(
                 pair = frozenset((str(review.memory_id), str(review.matched_id)))
                 run.reviewed_pairs.add((name, pair))
     for q in data.questions:
-        hits = store.recall(as_store[q.user], qvectors[q.id], k=K, query_text=q.text)
+        hits = store.recall(
+            as_store[q.user],
+            qvectors[q.id],
+            k=K,
+            query_text=q.text,
+            include_history=True,
+        )
         run.top5[q.id] = [fact_by_text[(q.user, h.content)] for h in hits]
         progress.step(f"{label}: recall")
 

@@ -230,6 +230,8 @@ class RecallHit:
     details: dict[str, Any]
     last_access_at: datetime
     valid_until: datetime | None
+    # set on an earlier value (recall's include_history): when it stopped being the value
+    superseded_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -1,57 +1,15 @@
--- The read path: decay, ranked recall, touch. The words' weights are
--- sql/29_term_weights.sql's.
-
--- importance * exp(-decay_rate * age in days). The age is the absolute
--- number of seconds between the two instants (timestamptz subtraction
--- never involves calendars, so DST and leap days change nothing), and a
--- last access in the future counts as age 0. The exponent is clamped so
--- that very old memories score a tiny positive number instead of
--- raising an underflow error, and so is the rate: any finite rate is
--- accepted, and 1e308 times an age in seconds would overflow (one such
--- row stopped decay for every user). IMMUTABLE and inlinable: usable in
--- indexes and ORDER BY.
-CREATE OR REPLACE FUNCTION pymem.decay_score(
-    importance double precision,
-    decay_rate double precision,
-    last_access_at timestamptz,
-    at timestamptz DEFAULT now()
-)
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN importance * exp(greatest(
-    -700.0,
-    -(CASE WHEN decay_rate > 1e290 THEN 1e290 ELSE decay_rate END)
-    * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
-));
-
--- A relevance ranked by a strength in [0, 1]: the score of a memory whose decay
--- score is the strength, and, at its importance (the decay score's upper end), the
--- bound of that score recall's scan sorts by.
-CREATE OR REPLACE FUNCTION pymem._ranked(
-    relevance double precision, decay_floor double precision, strength double precision
-)
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN relevance * (decay_floor + (1 - decay_floor) * strength);
-
--- recall's relevance, the documented sum in its order: (similarity + weight *
--- lexical) + the state's boost + the asked span's. Inlined into each arm of the scan.
-CREATE OR REPLACE FUNCTION pymem._relevance(
-    similarity double precision, lexical_weight double precision, lexical double precision,
-    is_state boolean, state_boost double precision,
-    said_at timestamptz, asked_window tstzrange, time_boost double precision
-)
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (similarity + lexical_weight * lexical)
-+ CASE WHEN is_state THEN state_boost ELSE 0 END
-+ CASE WHEN asked_window IS NOT NULL AND said_at <@ asked_window THEN time_boost ELSE 0 END;
+-- The read path: ranked recall and touch. The scores it ranks by are
+-- sql/29_scores.sql's, the words' weights sql/29_term_weights.sql's, the
+-- earlier values it may return sql/32_earlier_values.sql's.
 
 -- Ranked recall of one user's live memories. Exact: every live memory of
 -- the user is scored (btree on user_id, no ANN index), so the result is
 -- the same top-k as a brute-force scan. A memory is scored by its best
 -- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
 -- each wording is a row of the scan, and a memory is returned once.
+-- With include_history, the earlier values of live memories are rows too
+-- (superseded_at set; sql/32_earlier_values.sql), each below its memory's
+-- current value, for a question that does not ask about the present.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
@@ -80,26 +38,15 @@ RETURN (similarity + lexical_weight * lexical)
 -- question whose words every memory holds to a second and a third pass: its
 -- words lift every row alike, and the default importance, 0.5, puts the k-th
 -- score below the relevance of the rows left out.
--- Whether a memory passes recall's filters: its metadata contains filter
--- (jsonb containment, @>), it was written in [created_after,
--- created_before), and its source is one of sources; a NULL filter lets
--- everything through. Inlined into the scan: one place for the rule the
--- scan, the newer values and the tests' plain SQL share.
-CREATE OR REPLACE FUNCTION pymem._recall_filter_holds(
-    metadata jsonb, created_at timestamptz, source text,
-    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
-)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (filter IS NULL OR metadata @> filter)
-AND (created_after IS NULL OR created_at >= created_after)
-AND (created_before IS NULL OR created_at < created_before)
-AND (sources IS NULL OR array_position(sources, source) IS NOT NULL);
-
 -- the signature before the filters (issue 37): an added parameter makes an
 -- overload, and a call by the old parameters would then match both
 DROP FUNCTION IF EXISTS pymem.recall(
     text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz
+);
+-- and before include_history (issue 34), whose rows carry superseded_at
+DROP FUNCTION IF EXISTS pymem.recall(
+    text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz,
+    jsonb, timestamptz, timestamptz, text[]
 );
 
 CREATE OR REPLACE FUNCTION pymem.recall(
@@ -115,7 +62,8 @@ CREATE OR REPLACE FUNCTION pymem.recall(
     filter jsonb DEFAULT NULL,
     created_after timestamptz DEFAULT NULL,
     created_before timestamptz DEFAULT NULL,
-    sources text[] DEFAULT NULL
+    sources text[] DEFAULT NULL,
+    include_history boolean DEFAULT FALSE
 )
 RETURNS TABLE (
     memory_id uuid,
@@ -131,7 +79,8 @@ RETURNS TABLE (
     topic text,
     details jsonb,
     last_access_at timestamptz,
-    valid_until timestamptz
+    valid_until timestamptz,
+    superseded_at timestamptz
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pymem, public, pg_temp
@@ -160,6 +109,8 @@ DECLARE
     v_has_wordings boolean;
     v_has_pending boolean;
     v_has_values boolean;
+    v_asks_now boolean;
+    v_history boolean;
 BEGIN
     -- one rule for user ids, the writes' (a copy of it here had drifted)
     PERFORM pymem._check_user(user_id);
@@ -215,12 +166,16 @@ BEGIN
     -- a question that gives its words and does not ask about the present gets no
     -- lift for states, one about the present a larger one (sql/08_stated_time.sql);
     -- without words, the lift as before
+    v_asks_now := nullif(btrim(query_text), '') IS NOT NULL
+        AND pymem._asks_about_now(query_text, recall.at);
     v_boost := CASE
         WHEN nullif(btrim(query_text), '') IS NULL THEN v_cfg.recall_state_boost
-        WHEN pymem._asks_about_now(query_text, recall.at)
-            THEN pymem._now_state_lift() * v_cfg.recall_state_boost
+        WHEN v_asks_now THEN pymem._now_state_lift() * v_cfg.recall_state_boost
         ELSE 0
     END;
+    -- earlier values answer a question about the past, or one that does not say;
+    -- asked about the present, they would only push what holds now down
+    v_history := include_history AND NOT v_asks_now;
     v_pool := 8 * k + 64;
     -- one statement (each costs a call): most users have no wordings, and their scan
     -- is then the memories' alone; two values of one thing are memories that name a
@@ -485,12 +440,37 @@ BEGIN
                     )
                 ORDER BY h.id
             ),
+            -- include_history: the k best earlier values (sql/32_earlier_values.sql),
+            -- and the current value of each from outside the best
+            earlier AS (
+                SELECT e.*
+                FROM pymem._earlier_values(
+                    recall.user_id, recall.query_embedding, recall.k, v_tokens,
+                    v_token_weights, v_weight, v_floor, v_rates, recall.at,
+                    recall.include_cold, recall.kinds, recall.min_similarity,
+                    recall.filter, recall.created_after, recall.created_before, recall.sources
+                ) AS e
+                WHERE v_history
+            ),
+            holders AS (
+                SELECT DISTINCT ON (e.id)
+                    e.tid, e.id, NULL::tid AS wtid, e.strength,
+                    NULL::double precision AS final_score, e.topic, h.updated_at
+                FROM earlier AS e
+                INNER JOIN pymem.memories AS h
+                    ON h.user_id = recall.user_id AND h.ctid = e.tid
+                WHERE e.id NOT IN (SELECT best.id FROM best)
+                    AND e.id NOT IN (SELECT newer.id FROM newer)
+                ORDER BY e.id
+            ),
             -- the newer value takes the older one's score when its own is lower, and
             -- wins the tie: it stands just above the older, and every memory below
-            -- moves down a place
+            -- moves down a place; so does a current value above its earlier one
             shown AS (
                 SELECT
-                    c.tid, c.id, c.wtid, c.strength, c.updated_at,
+                    c.tid, c.id, c.wtid, c.vtid, c.strength, c.updated_at,
+                    CASE WHEN c.vtid IS NOT NULL THEN c.final_score ELSE greatest(
+                        (SELECT max(e.final_score) FROM earlier AS e WHERE e.id = c.id),
                     CASE WHEN v_has_values THEN greatest(c.final_score, (
                         SELECT max(o.final_score)
                         FROM best AS o
@@ -503,9 +483,14 @@ BEGIN
                                     AND NOT pymem._queued_for_said_before(r.cause, r.note)
                             ))
                         )
-                    )) ELSE c.final_score END AS final_score
-                FROM (SELECT * FROM best UNION ALL SELECT * FROM newer) AS c
-                ORDER BY final_score DESC, c.updated_at DESC, c.id
+                    )) ELSE c.final_score END) END AS final_score
+                FROM (
+                    SELECT *, NULL::tid AS vtid FROM best
+                    UNION ALL SELECT *, NULL::tid FROM newer
+                    UNION ALL SELECT *, NULL::tid FROM holders
+                    UNION ALL SELECT * FROM earlier
+                ) AS c
+                ORDER BY final_score DESC, c.vtid IS NOT NULL, c.updated_at DESC, c.id
                 LIMIT recall.k
             )
             SELECT
@@ -513,15 +498,17 @@ BEGIN
                 -- the same arithmetic as the pool's relevance, for the k rows shown
                 -- (k calls: the function, not another inline copy; none without
                 -- query tokens, where each call cost about 7 µs for a 0)
-                1 - (coalesce(w.embedding, m.embedding) <=> recall.query_embedding) AS sim,
+                1 - (coalesce(hv.embedding, w.embedding, m.embedding) <=> recall.query_embedding)
+                AS sim,
                 CASE WHEN v_token_count > 0
                     THEN pymem._lexical_match(
                         v_tokens, v_token_weights,
-                        pymem._searchable(coalesce(w.content, m.content), m.topic)
+                        pymem._searchable(coalesce(hv.content, w.content, m.content), m.topic)
                     )
                     ELSE 0 END AS lex,
-                m.content, m.kind, m.importance, m.tier, m.pinned, m.topic, m.details,
-                m.last_access_at, m.valid_until
+                coalesce(hv.content, m.content) AS content, m.kind, m.importance, m.tier,
+                m.pinned, m.topic, m.details, m.last_access_at, m.valid_until,
+                hv.changed_at AS superseded_at
             FROM verdict AS v
             LEFT JOIN (
                 shown AS sc
@@ -529,8 +516,10 @@ BEGIN
                     ON m.user_id = recall.user_id AND m.ctid = sc.tid
                 LEFT JOIN pymem.memory_wordings AS w
                     ON w.user_id = recall.user_id AND w.ctid = sc.wtid
+                LEFT JOIN pymem.memory_versions AS hv
+                    ON hv.user_id = recall.user_id AND hv.ctid = sc.vtid
             ) ON v.proven
-            ORDER BY sc.final_score DESC, sc.updated_at DESC, sc.id
+            ORDER BY sc.final_score DESC, sc.vtid IS NOT NULL, sc.updated_at DESC, sc.id
         LOOP
             IF NOT v_row.proven THEN
                 -- a pool 16 times larger, then every row: at most three passes
@@ -552,6 +541,8 @@ BEGIN
             details := v_row.details;
             last_access_at := v_row.last_access_at;
             valid_until := v_row.valid_until;
+            superseded_at := v_row.superseded_at;
+            -- (an earlier value shown comes with its memory's current one: touched once)
             v_ids := v_ids || v_row.id;
             RETURN NEXT;
         END LOOP;

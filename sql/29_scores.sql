@@ -1,0 +1,65 @@
+-- The scores the read path ranks by: decay, relevance, and the filters a
+-- memory passes; shared by recall (sql/30_recall.sql) and the earlier values
+-- it may return (sql/32_earlier_values.sql).
+
+-- importance * exp(-decay_rate * age in days). The age is the absolute
+-- number of seconds between the two instants (timestamptz subtraction
+-- never involves calendars, so DST and leap days change nothing), and a
+-- last access in the future counts as age 0. The exponent is clamped so
+-- that very old memories score a tiny positive number instead of
+-- raising an underflow error, and so is the rate: any finite rate is
+-- accepted, and 1e308 times an age in seconds would overflow (one such
+-- row stopped decay for every user). IMMUTABLE and inlinable: usable in
+-- indexes and ORDER BY.
+CREATE OR REPLACE FUNCTION pymem.decay_score(
+    importance double precision,
+    decay_rate double precision,
+    last_access_at timestamptz,
+    at timestamptz DEFAULT now()
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN importance * exp(greatest(
+    -700.0,
+    -(CASE WHEN decay_rate > 1e290 THEN 1e290 ELSE decay_rate END)
+    * greatest(date_part('epoch', at - last_access_at), 0.0) / 86400.0
+));
+
+-- A relevance ranked by a strength in [0, 1]: the score of a memory whose decay
+-- score is the strength, and, at its importance (the decay score's upper end), the
+-- bound of that score recall's scan sorts by.
+CREATE OR REPLACE FUNCTION pymem._ranked(
+    relevance double precision, decay_floor double precision, strength double precision
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN relevance * (decay_floor + (1 - decay_floor) * strength);
+
+-- recall's relevance, the documented sum in its order: (similarity + weight *
+-- lexical) + the state's boost + the asked span's. Inlined into each arm of the scan.
+CREATE OR REPLACE FUNCTION pymem._relevance(
+    similarity double precision, lexical_weight double precision, lexical double precision,
+    is_state boolean, state_boost double precision,
+    said_at timestamptz, asked_window tstzrange, time_boost double precision
+)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (similarity + lexical_weight * lexical)
++ CASE WHEN is_state THEN state_boost ELSE 0 END
++ CASE WHEN asked_window IS NOT NULL AND said_at <@ asked_window THEN time_boost ELSE 0 END;
+
+-- Whether a memory passes recall's filters: its metadata contains filter
+-- (jsonb containment, @>), it was written in [created_after,
+-- created_before), and its source is one of sources; a NULL filter lets
+-- everything through. Inlined into the scan: one place for the rule the
+-- scan, the newer values and the tests' plain SQL share.
+CREATE OR REPLACE FUNCTION pymem._recall_filter_holds(
+    metadata jsonb, created_at timestamptz, source text,
+    filter jsonb, created_after timestamptz, created_before timestamptz, sources text[]
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (filter IS NULL OR metadata @> filter)
+AND (created_after IS NULL OR created_at >= created_after)
+AND (created_before IS NULL OR created_at < created_before)
+AND (sources IS NULL OR array_position(sources, source) IS NOT NULL);

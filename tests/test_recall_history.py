@@ -1,0 +1,123 @@
+"""recall's include_history: the earlier values of live memories (issue 34, migration
+0026, sql/32_earlier_values.sql).
+
+A supersede keeps the old value in history, not as a way to find the current one. A
+store that settled its reviews has retired the old values, and a question about the past
+("where did Mei live before she moved?") found nothing there that a store keeping
+everything still answered. Asked with include_history, recall ranks the earlier values of
+the user's live memories too, each a row of its own with superseded_at, never above its
+memory's current value, and not for a question about the present.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from tests.conftest import at_cosine, unit
+
+USER = "mei"
+LEEDS = "Mei lives in a flat in Leeds"
+LONDON = "Mei lives in Camden, London"
+
+
+def moved(store):
+    """Mei's home, Leeds (unit(0)) then London (0.6 to it): a supersede by topic."""
+    home = store.upsert(USER, LEEDS, unit(0), topic="home")
+    now = store.upsert(USER, LONDON, at_cosine(0.6, 0, 1), topic="home")
+    assert (now.action, now.memory_id) == ("superseded", home.memory_id)
+    return home.memory_id
+
+
+def shown(hits):
+    return [(h.content, h.superseded_at is not None) for h in hits]
+
+
+def test_an_earlier_value_is_returned_below_its_current_value(store):
+    home = moved(store)
+    assert shown(store.recall(USER, unit(0))) == [(LONDON, False)]
+    current, earlier = store.recall(USER, unit(0), include_history=True)
+    assert shown([current, earlier]) == [(LONDON, False), (LEEDS, True)]
+    assert current.memory_id == earlier.memory_id == home
+    assert abs(earlier.similarity - 1.0) < 1e-6 and abs(current.similarity - 0.6) < 1e-6
+    # the current value takes its earlier one's score and wins the tie
+    assert current.score == earlier.score
+    (version,) = [v for v in store.memory_history(USER, home) if v.content == LEEDS]
+    assert earlier.superseded_at == version.changed_at
+
+
+def test_the_current_value_comes_from_outside_the_best_with_its_earlier_one(store):
+    """k=2: tea (0.8 to the question) outranks London (0.6); Leeds (1.0) brings London
+    above itself, and tea goes."""
+    moved(store)
+    store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.8, 0, 3))
+    plain = store.recall(USER, unit(0), 2)
+    assert [h.content for h in plain] == ["Mei drinks green tea every morning", LONDON]
+    assert shown(store.recall(USER, unit(0), 2, include_history=True)) == [
+        (LONDON, False), (LEEDS, True),
+    ]  # fmt: skip
+    # k=1: the current value alone (its earlier one ties just below it)
+    assert shown(store.recall(USER, unit(0), 1, include_history=True)) == [(LONDON, False)]
+
+
+def test_a_question_about_the_present_gets_no_earlier_values(store):
+    moved(store)
+    now = store.recall(USER, unit(0), query_text="Where does Mei live now?", include_history=True)
+    assert shown(now) == [(LONDON, False)]
+    before = store.recall(
+        USER, unit(0), query_text="Where did Mei live before?", include_history=True
+    )
+    assert shown(before) == [(LONDON, False), (LEEDS, True)]
+
+
+def test_what_is_not_an_earlier_value_is_not_returned(store, conn):
+    """A version that kept the text (a topic changed) is no earlier value; the history of
+    a deleted memory is gone with it; a value replaced after `at` was current then."""
+    home = moved(store)
+    conn.execute(
+        "UPDATE pymem.memories SET topic = 'residence' WHERE user_id = %s AND id = %s",
+        (USER, home),
+    )
+    assert shown(store.recall(USER, unit(0), include_history=True)) == [
+        (LONDON, False), (LEEDS, True),
+    ]  # fmt: skip
+    before = datetime.now(timezone.utc) - timedelta(seconds=1)
+    conn.execute("UPDATE pymem.memory_versions SET changed_at = now() WHERE user_id = %s", (USER,))
+    assert shown(store.recall(USER, unit(0), include_history=True, at=before)) == [(LONDON, False)]
+    conn.execute(
+        "UPDATE pymem.memories SET deleted_at = now() WHERE user_id = %s AND id = %s",
+        (USER, home),
+    )
+    assert store.recall(USER, unit(0), include_history=True) == []
+
+
+def test_the_memorys_filters_hold_for_its_earlier_values(store):
+    moved(store)
+    assert store.recall(USER, unit(0), kinds=["preference"], include_history=True) == []
+    assert store.recall(USER, unit(0), filter={"source": "x"}, include_history=True) == []
+    # min_similarity is the earlier text's own: Leeds passes; London (0.6) would not
+    # alone, and comes above its earlier value
+    hits = store.recall(USER, unit(0), min_similarity=0.9, include_history=True)
+    assert shown(hits) == [(LONDON, False), (LEEDS, True)]
+    assert shown(store.recall(USER, unit(0), min_similarity=0.9)) == []
+
+
+def test_touch_reinforces_the_memory_once(store, conn):
+    home = moved(store)
+    before = conn.execute(
+        "SELECT access_count FROM pymem.memories WHERE user_id = %s AND id = %s", (USER, home)
+    ).fetchone()[0]
+    assert len(store.recall(USER, unit(0), touch=True, include_history=True)) == 2
+    after = conn.execute(
+        "SELECT access_count FROM pymem.memories WHERE user_id = %s AND id = %s", (USER, home)
+    ).fetchone()[0]
+    assert after == before + 1
+
+
+def test_from_sql_by_name(store, conn):
+    moved(store)
+    rows = conn.execute(
+        "SELECT content, superseded_at IS NOT NULL FROM pymem.recall(%s, %s::vector, 5,"
+        " include_history => true)",
+        (USER, str(unit(0).tolist())),
+    ).fetchall()
+    assert rows == [(LONDON, False), (LEEDS, True)]
