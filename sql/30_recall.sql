@@ -514,10 +514,18 @@ BEGIN
                 shown AS sc
                 INNER JOIN pymem.memories AS m
                     ON m.user_id = recall.user_id AND m.ctid = sc.tid
-                LEFT JOIN pymem.memory_wordings AS w
-                    ON w.user_id = recall.user_id AND w.ctid = sc.wtid
-                LEFT JOIN pymem.memory_versions AS hv
-                    ON hv.user_id = recall.user_id AND hv.ctid = sc.vtid
+                -- by ctid, a row each (OFFSET 0: joined instead, every wording of the
+                -- user was read when the planner counted few of them)
+                LEFT JOIN LATERAL (
+                    SELECT x.content, x.embedding FROM pymem.memory_wordings AS x
+                    WHERE x.ctid = sc.wtid AND x.user_id = recall.user_id
+                    OFFSET 0
+                ) AS w ON TRUE
+                LEFT JOIN LATERAL (
+                    SELECT x.content, x.embedding, x.changed_at FROM pymem.memory_versions AS x
+                    WHERE x.ctid = sc.vtid AND x.user_id = recall.user_id
+                    OFFSET 0
+                ) AS hv ON TRUE
             ) ON v.proven
             ORDER BY sc.final_score DESC, sc.vtid IS NOT NULL, sc.updated_at DESC, sc.id
         LOOP
