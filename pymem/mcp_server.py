@@ -98,7 +98,9 @@ def build_server(
         description="The user's memories that answer a question, best first, with their "
         "scores. filter keeps those whose metadata contains the object; created_after and "
         "created_before bound when they were written; sources keeps inferred, stated or "
-        "confirmed ones."
+        "confirmed ones. include_history also returns what was true before (an old value "
+        "replaced by a newer one, with superseded_at), below the current value: for a "
+        "question about the past."
     )
     def recall(
         query: str,
@@ -109,12 +111,14 @@ def build_server(
         created_after: datetime | None = None,
         created_before: datetime | None = None,
         sources: list[str] | None = None,
+        include_history: bool = False,
     ) -> dict[str, Any]:
         who = whose(ctx)
         vector = embed([query])[0]
         hits = call(lambda: store.recall(
             who, vector, k, query_text=query, kinds=kinds, filter=filter,
             created_after=created_after, created_before=created_before, sources=sources,
+            include_history=include_history,
         ))  # fmt: skip
         return {
             "memories": [
@@ -125,6 +129,7 @@ def build_server(
                     "score": h.score,
                     "topic": h.topic,
                     "valid_until": _plain(h.valid_until),
+                    "superseded_at": _plain(h.superseded_at),
                 }
                 for h in hits
             ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +25,18 @@ def test_remember_recall_decay(fresh_dsn, capsys, embedder):
     # the column is "strength", as in the demo
     assert out.splitlines()[0].split() == ["score", "sim", "strength", "kind", "content"]
     assert "Ann drinks green tea" in out
+
+    # an old value comes back, marked, only when asked for
+    for home in ("Ann lives in a flat in Leeds", "Ann lives in a flat in London now"):
+        assert main(["--dsn", fresh_dsn, "remember", "--user", "ann", "--topic", "home", home]) == 0
+    capsys.readouterr()
+    asked = ["--dsn", fresh_dsn, "recall", "--user", "ann", "Where did Ann live before?"]
+    assert main(asked) == 0
+    assert "Leeds" not in capsys.readouterr().out
+    assert main([*asked, "--history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (london,) = [n for n, line in enumerate(lines) if line.endswith("London now")]
+    assert re.search(r"Ann lives in a flat in Leeds \(until \d{4}-\d\d-\d\d\)$", lines[london + 1])
 
     assert main(["--dsn", fresh_dsn, "recall", "--user", "bob", "anything"]) == 0
     assert "no memories" in capsys.readouterr().out

@@ -70,6 +70,20 @@ async def session_of_three_facts(client) -> dict:
     answer(await client.call_tool("undo", {"memory_id": tea}))
     back = answer(await client.call_tool("recall", {"query": "tea"}))["memories"]
     assert len(back) == 2
+    # an old value, replaced: history, returned for a question about the past only
+    for text in ("Ann lives in a flat in Leeds", "Ann lives in a flat in London now"):
+        answer(await client.call_tool("remember", {"text": text, "topic": "home"}))
+    before = answer(await client.call_tool(
+        "recall", {"query": "Where did Ann live before?", "include_history": True}
+    ))["memories"]  # fmt: skip
+    homes = [
+        (m["content"], m["superseded_at"] is not None) for m in before if "flat" in m["content"]
+    ]
+    assert homes == [
+        ("Ann lives in a flat in London now", False), ("Ann lives in a flat in Leeds", True),
+    ]  # fmt: skip
+    plain = answer(await client.call_tool("recall", {"query": "Where did Ann live before?"}))
+    assert all(m["superseded_at"] is None for m in plain["memories"])
     assert (
         answer(await client.call_tool("set_fact", {"key": "city", "value": "Oslo"}))["result"]
         == "set"

@@ -145,7 +145,12 @@ def cmd_recall(args: argparse.Namespace) -> int:
         return 2
     store, embed = _embedded_store(args, args.query, "query", args.user)
     vector = embed([args.query])[0]
-    options = {"query_text": args.query, "filter": wanted, "sources": args.source}
+    options = {
+        "query_text": args.query,
+        "filter": wanted,
+        "sources": args.source,
+        "include_history": args.history,
+    }
     with store:
         hits = store.recall(args.user, vector, k=args.k, include_cold=args.include_cold, **options)
         cold = []
@@ -158,7 +163,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
         return 0
     print(f"{'score':>6} {'sim':>6} {'strength':>8}  {'kind':<10} content")
     for h in hits:
-        print(f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:8.3f}  {h.kind:<10} {h.content}")
+        # an earlier value says so: it is not what holds now
+        was = f" (until {h.superseded_at:%Y-%m-%d})" if h.superseded_at else ""
+        row = f"{h.score:6.3f} {h.similarity:6.3f} {h.decay_score:8.3f}  {h.kind:<10}"
+        print(f"{row} {h.content}{was}")
     return 0
 
 
@@ -468,6 +476,12 @@ def add_parsers(sub) -> None:
     p.add_argument("--user", required=True, help="whose memories")
     p.add_argument("-k", type=int, default=5, help="at most this many memories (default 5)")
     p.add_argument("--include-cold", action="store_true", help="also search the cold (faded) tier")
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="also earlier values (an old value a newer one replaced, shown with the day it "
+        "was replaced), each below its current value; none for a question about the present",
+    )
     p.add_argument(
         "--filter",
         action="append",
