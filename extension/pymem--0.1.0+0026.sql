@@ -7661,8 +7661,11 @@ $$;
 -- and wins the tie (the rule of two live values of one thing).
 
 -- The user's earlier values: the texts a live memory held before
--- (memory_versions whose content is not the memory's current one, replaced
--- at or before at, a vector kept), one row each, the k best by score.
+-- (memory_versions whose content is not the memory's current one, a vector
+-- kept), one row each, the k best by score. at is the clock of decay and
+-- expiry, as for recall: the contents are today's (a store has no copy of
+-- itself at an earlier instant), so a value replaced after at is an earlier
+-- value too (and on Citus a version's time is its worker's clock).
 -- tid is the memory's row, vtid the version's; the memory's filters, kinds,
 -- tier and validity hold as for its current value. No state lift and no
 -- asked span: a state's earlier value is not a state that holds, and the
@@ -7727,7 +7730,6 @@ AS $$
         WHERE v.user_id = _earlier_values.user_id
             AND v.content <> h.content
             AND v.embedding IS NOT NULL
-            AND v.changed_at <= at
             AND h.consolidated_into IS NULL
             AND h.deleted_at IS NULL
             AND (h.valid_until IS NULL OR h.valid_until > at)

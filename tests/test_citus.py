@@ -547,7 +547,7 @@ def test_row_level_security_as_pymem_app_through_the_coordinator(fresh_dsn):
                 " 'pymem.distribute_by_user(integer)', 'EXECUTE'),"
                 " has_function_privilege('pymem_app', 'pymem.recall(text, vector, integer,"
                 " text, text[], boolean, double precision, boolean, timestamptz, jsonb,"
-                " timestamptz, timestamptz, text[])', 'EXECUTE')"
+                " timestamptz, timestamptz, text[], boolean)', 'EXECUTE')"
                 " FROM pg_roles WHERE rolname = 'pymem_app'"
             ).fetchone() == (True, False, True)
 
