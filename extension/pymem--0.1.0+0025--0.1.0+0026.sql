@@ -3246,9 +3246,9 @@ BEGIN
     e.similarity := similarity;
     e.same_topic := same_topic;
     e.goal := goal;
-    e.same_canonical := coalesce(
-        pymem._match_fingerprint(old_canonical) = pymem._match_fingerprint(new_canonical), false
-    );
+    -- NULL when either side says no value: only two stated values are two values
+    e.same_canonical := pymem._match_fingerprint(old_canonical)
+        = pymem._match_fingerprint(new_canonical);
     e.same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
     e.same_text := pymem._same_text(old_content, new_content, e.same_markers);
     IF goal THEN
@@ -3418,9 +3418,21 @@ BEGIN
     IF e.masked_equal AND e.similarity >= s.supersede_threshold THEN
         action := 'superseded';
         rule := 'same statement, new value';
-    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold THEN
+    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold AND (
+        e.similarity >= s.supersede_threshold OR e.same_canonical IS NOT NULL
+        OR s.on_related = 'supersede'
+    ) THEN
         action := 'superseded';
         rule := 'same topic';
+    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold THEN
+        -- A topic is the extractor's word: a slot ("home:city") or a shelf of
+        -- several facts ("food": the favourite drink beside the favourite dish).
+        -- Far apart by vector, it is one slot when both writes state their value
+        -- (canonical, as pymem's extraction prompt asks); otherwise the pair is
+        -- related, the app's to decide. On streams written apart from the rules,
+        -- every false merge of pymem alone was a shelf taken for a slot.
+        action := 'related';
+        rule := 'same topic, below the related band';
     ELSIF e.similarity >= s.supersede_threshold AND s.on_related = 'supersede' THEN
         action := 'superseded';
         rule := 'related band (on_related = supersede)';
@@ -3746,7 +3758,7 @@ BEGIN
         target_id := pymem._live_record(user_id, v_candidate.id);
         IF target_id IS NOT NULL THEN
             v_evidence.similarity := v_candidate.sim;
-            v_evidence.same_canonical := v_candidate.by_canonical;
+            v_evidence.same_canonical := v_candidate.by_canonical OR NULL;
             v_evidence.same_text := NOT v_candidate.by_canonical;
             v_decision := pymem._decision(v_evidence, v_settings);
             action := v_decision.action;
@@ -3819,7 +3831,7 @@ BEGIN
     -- Neighbours too far to decide anything are dropped in the query, not
     -- by the loop: a new fact usually has none left, and costs no iteration.
     FOR v_candidate IN
-        SELECT c.id, c.content, c.topic, c.sim
+        SELECT c.id, c.content, c.topic, c.canonical, c.sim
         FROM (
             SELECT
                 n.*,
@@ -3827,7 +3839,8 @@ BEGIN
                 CASE WHEN 1 - n.distance >= cfg.trigram_min_similarity
                     THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
             FROM (
-                SELECT m.id, m.content, m.topic, m.embedding <=> item.embedding AS distance
+                SELECT m.id, m.content, m.topic, m.canonical,
+                    m.embedding <=> item.embedding AS distance
                 FROM pymem.memories AS m
                 WHERE m.user_id = _match.user_id
                     AND m.kind = item.kind
@@ -3849,7 +3862,7 @@ BEGIN
         v_decision := pymem._decision(
             pymem._evidence(
                 v_candidate.content, item.content, v_candidate.sim, v_settings,
-                v_candidate.topic = item.topic
+                v_candidate.topic = item.topic, v_candidate.canonical, item.canonical
             ),
             v_settings
         );

@@ -201,8 +201,8 @@ def run_demo(dsn: str | None = None) -> int:
         print(
             f"thresholds: duplicate >= {settings.dedup_threshold} with at most "
             f"{settings.dedup_term_change:.0%} of the terms changed; related (review) >= "
-            f"{settings.supersede_threshold}; same topic supersedes >= "
-            f"{settings.topic_supersede_threshold}"
+            f"{settings.supersede_threshold}; same topic supersedes from there, or >= "
+            f"{settings.topic_supersede_threshold} when both state their value (canonical)"
         )
 
         stored: dict[uuid.UUID, str] = {}

@@ -85,9 +85,9 @@ BEGIN
     e.similarity := similarity;
     e.same_topic := same_topic;
     e.goal := goal;
-    e.same_canonical := coalesce(
-        pymem._match_fingerprint(old_canonical) = pymem._match_fingerprint(new_canonical), false
-    );
+    -- NULL when either side says no value: only two stated values are two values
+    e.same_canonical := pymem._match_fingerprint(old_canonical)
+        = pymem._match_fingerprint(new_canonical);
     e.same_markers := pymem._fact_markers(old_content) = pymem._fact_markers(new_content);
     e.same_text := pymem._same_text(old_content, new_content, e.same_markers);
     IF goal THEN
@@ -255,9 +255,21 @@ BEGIN
     IF e.masked_equal AND e.similarity >= s.supersede_threshold THEN
         action := 'superseded';
         rule := 'same statement, new value';
-    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold THEN
+    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold AND (
+        e.similarity >= s.supersede_threshold OR e.same_canonical IS NOT NULL
+        OR s.on_related = 'supersede'
+    ) THEN
         action := 'superseded';
         rule := 'same topic';
+    ELSIF e.same_topic AND e.similarity >= s.topic_supersede_threshold THEN
+        -- A topic is the extractor's word: a slot ("home:city") or a shelf of
+        -- several facts ("food": the favourite drink beside the favourite dish).
+        -- Far apart by vector, it is one slot when both writes state their value
+        -- (canonical, as pymem's extraction prompt asks); otherwise the pair is
+        -- related, the app's to decide. On streams written apart from the rules,
+        -- every false merge of pymem alone was a shelf taken for a slot.
+        action := 'related';
+        rule := 'same topic, below the related band';
     ELSIF e.similarity >= s.supersede_threshold AND s.on_related = 'supersede' THEN
         action := 'superseded';
         rule := 'related band (on_related = supersede)';

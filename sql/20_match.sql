@@ -304,7 +304,7 @@ BEGIN
         target_id := pymem._live_record(user_id, v_candidate.id);
         IF target_id IS NOT NULL THEN
             v_evidence.similarity := v_candidate.sim;
-            v_evidence.same_canonical := v_candidate.by_canonical;
+            v_evidence.same_canonical := v_candidate.by_canonical OR NULL;
             v_evidence.same_text := NOT v_candidate.by_canonical;
             v_decision := pymem._decision(v_evidence, v_settings);
             action := v_decision.action;
@@ -377,7 +377,7 @@ BEGIN
     -- Neighbours too far to decide anything are dropped in the query, not
     -- by the loop: a new fact usually has none left, and costs no iteration.
     FOR v_candidate IN
-        SELECT c.id, c.content, c.topic, c.sim
+        SELECT c.id, c.content, c.topic, c.canonical, c.sim
         FROM (
             SELECT
                 n.*,
@@ -385,7 +385,8 @@ BEGIN
                 CASE WHEN 1 - n.distance >= cfg.trigram_min_similarity
                     THEN public.similarity(n.content, item.content) ELSE 0 END AS trigram
             FROM (
-                SELECT m.id, m.content, m.topic, m.embedding <=> item.embedding AS distance
+                SELECT m.id, m.content, m.topic, m.canonical,
+                    m.embedding <=> item.embedding AS distance
                 FROM pymem.memories AS m
                 WHERE m.user_id = _match.user_id
                     AND m.kind = item.kind
@@ -407,7 +408,7 @@ BEGIN
         v_decision := pymem._decision(
             pymem._evidence(
                 v_candidate.content, item.content, v_candidate.sim, v_settings,
-                v_candidate.topic = item.topic
+                v_candidate.topic = item.topic, v_candidate.canonical, item.canonical
             ),
             v_settings
         );

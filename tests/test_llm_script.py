@@ -31,8 +31,9 @@ USAGE = {"prompt_tokens": 300, "completion_tokens": 60}
 STRANGER = "00000000-0000-0000-0000-00000000beef"
 
 
-def item(text, kind="fact", *, topic=None, contacts=(), valid_until=None, importance=0.6):
-    return {"content": text, "kind": kind, "topic": topic, "canonical": None,
+def item(text, kind="fact", *, topic=None, canonical=None, contacts=(), valid_until=None,
+         importance=0.6):  # fmt: skip
+    return {"content": text, "kind": kind, "topic": topic, "canonical": canonical,
             "contacts": list(contacts), "valid_until": valid_until,
             "importance": importance, "source": "stated"}  # fmt: skip
 
@@ -66,7 +67,8 @@ MEI = {
              importance=0.7),
 }  # fmt: skip
 WANG = {
-    "我住在杭州西湖区。": item("王强住在杭州西湖区", topic="住址", importance=0.7),
+    "我住在杭州西湖区。": item("王强住在杭州西湖区", topic="住址", canonical="杭州西湖区",
+                           importance=0.7),
     "我这个月在戒酒。": item("王强这个月在戒酒", "state", valid_until=THIS_MONTH.isoformat()),
     "我喜欢喝龙井茶。": item("王强喜欢喝龙井茶", "preference"),
     "今天午饭吃了饺子。": item("王强今天午饭吃了饺子", "event", importance=0.2),
@@ -74,7 +76,8 @@ WANG = {
     "我在学吉他，每周练三次。": item("王强在学吉他，每周练三次", "habit"),
     "Next week I fly to Singapore for work.": item("王强下周去新加坡出差", "event"),
     "我搬到上海了，住在徐汇区。":
-        item("王强住在上海徐汇区", topic=lambda known: known.get("住在"), importance=0.7),
+        item("王强住在上海徐汇区", topic=lambda known: known.get("住在"), canonical="上海徐汇区",
+             importance=0.7),
 }  # fmt: skip
 SAID = {"mei": MEI, "wang": WANG}
 

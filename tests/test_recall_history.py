@@ -19,9 +19,10 @@ LONDON = "Mei lives in Camden, London"
 
 
 def moved(store):
-    """Mei's home, Leeds (unit(0)) then London (0.6 to it): a supersede by topic."""
+    """Mei's home, Leeds (unit(0)) then London (0.6 to it): a supersede by the topic
+    alone, far apart by vector (the seeds' plain band)."""
     home = store.upsert(USER, LEEDS, unit(0), topic="home")
-    now = store.upsert(USER, LONDON, at_cosine(0.6, 0, 1), topic="home")
+    now = store.upsert(USER, LONDON, at_cosine(0.6, 0, 1), topic="home", on_related="supersede")
     assert (now.action, now.memory_id) == ("superseded", home.memory_id)
     return home.memory_id
 

@@ -32,7 +32,11 @@ def moved(store):
     """Mei's home, Leeds then London (a supersede by topic): the live memory says London
     (unit(1)); its earlier value, Leeds (unit(0)), is in its history."""
     home = store.upsert(USER, "Mei lives in a flat in Leeds", unit(0), topic="home")
-    now = store.upsert(USER, "Mei lives in Camden, London", at_cosine(0.6, 0, 1), topic="home")
+    # a supersede by the topic alone, far apart by vector: the seeds' plain band
+    now = store.upsert(
+        USER, "Mei lives in Camden, London", at_cosine(0.6, 0, 1), topic="home",
+        on_related="supersede",
+    )  # fmt: skip
     assert (now.action, now.memory_id) == ("superseded", home.memory_id)
     return home.memory_id
 

@@ -407,23 +407,46 @@ def test_different_topics_do_not_supersede(store, conn):
 
 
 @pytest.mark.parametrize(
-    ("cosine", "expected"),
+    ("cosine", "on_related", "values", "expected"),
     [
-        (0.6, "superseded"),
-        (TOPIC_SUPERSEDE + MARGIN, "superseded"),
-        (TOPIC_SUPERSEDE - MARGIN, "inserted"),
+        (SUPERSEDE + MARGIN, None, (None, None), "superseded"),
+        # below the related band a shared topic is a related pair: a topic is often a
+        # shelf of several facts ("food": the favourite drink beside the favourite dish)
+        (0.6, None, (None, None), "related"),
+        (0.6, None, ("learning", None), "related"),
+        (0.6, None, (None, "proficient"), "related"),
+        (TOPIC_SUPERSEDE + MARGIN, "insert", (None, None), "related"),
+        # unless both writes state their value: two values of one slot
+        (TOPIC_SUPERSEDE + MARGIN, None, ("learning", "proficient"), "superseded"),
+        (TOPIC_SUPERSEDE - MARGIN, None, ("learning", "proficient"), "inserted"),
+        # the seeds' plain band: a shared topic supersedes from its own threshold
+        (TOPIC_SUPERSEDE + MARGIN, "supersede", (None, None), "superseded"),
+        (TOPIC_SUPERSEDE - MARGIN, "supersede", (None, None), "inserted"),
     ],
 )
-def test_same_topic_supersedes_below_supersede_threshold(store, conn, cosine, expected):
-    first = store.upsert(USER, "is learning React", unit(0), topic="skill:react")
-    r = store.upsert(USER, "proficient in React", at_cosine(cosine), topic="skill:react")
-    assert r.action == expected
+def test_a_shared_topic_supersedes_from_the_supersede_threshold(
+    store, conn, cosine, on_related, values, expected
+):
+    old, new = values
+    first = store.upsert(USER, "is learning React", unit(0), topic="skill:react", canonical=old)
+    r = store.upsert(
+        USER, "proficient in React", at_cosine(cosine), topic="skill:react", canonical=new,
+        on_related=on_related,
+    )  # fmt: skip
     if expected == "superseded":
+        assert r.action == "superseded"
         assert r.memory_id == first.memory_id == r.matched_id
         assert r.similarity == pytest.approx(cosine, abs=1e-4)
         assert memory(conn, first.memory_id)["content"] == "proficient in React"
         assert memory(conn, first.memory_id)["topic"] == "skill:react"
+    elif expected == "related":
+        assert (r.action, r.matched_id) == ("inserted", first.memory_id)
+        assert r.rule == "same topic, below the related band"
+        assert memory(conn, first.memory_id)["content"] == "is learning React"
+        queued = [(q.memory_id, q.matched_id) for q in store.pending_reviews(USER)]
+        assert queued == ([(r.memory_id, first.memory_id)] if on_related is None else [])
     else:
+        assert r.action == "inserted" and r.rule != "same topic, below the related band"
         assert count(conn) == 2
 
 
@@ -2419,7 +2442,7 @@ def test_a_restatement_gives_the_memory_the_slot_it_names(store, sql):
     assert (row["topic"], row["canonical"], row["decay_rate"]) == (
         "city", "Bob's city: Lyon", 0.001
     )  # fmt: skip
-    moved = store.upsert(USER, "Bob moved to Paris", at_cosine(0.6), topic="city")
+    moved = store.upsert(USER, "Bob moved to Paris", at_cosine(0.8), topic="city")
     assert (moved.action, moved.memory_id) == ("superseded", first.memory_id)
     # a touch changes none of them
     store.touch(USER, [first.memory_id])
