@@ -61,7 +61,7 @@ TARGETS = {
     "recall_at_5": ">= 94%",
     "state_recall_at_5": ">= 83% (5 of 6)",
     "contradiction_rate": "<= 25%",
-    "false_merge_rate": "<= 2%",
+    "false_merge_rate": "<= 1%",
     "judge_calls_per_100_writes": "<= 40",
 }
 K = 5
