@@ -439,22 +439,36 @@ def run_pymem(
             progress.step(f"{label}: write")
         if reviewer and session is not None:
             _label_review(store, data, session, as_store, run, last_day, row_fact)
-        _age(store, data, last_day)
+        _age(store, data, last_day, as_store)
         _collect(store, data, qvectors, run, progress, as_store, label)
     return run
 
 
-def _age(store, data: Dataset, last_day: dict[Any, float]) -> None:
-    """The questions come a day after the last session: each row is aged to the day of
-    its last write (states expire as their kind says), then the nightly decay runs."""
-    asked = max(m.day for m in data.memories) + 1
+def _age(
+    store, data: Dataset, last_day: dict[Any, float], as_store: dict[str, str]
+) -> None:
+    """A user's questions come a day after that user's last session (each user's days
+    are a timeline of their own): each row is aged to the day of its last write (states
+    expire as their kind says), then the nightly decay runs."""
+    asked_by = {}
+    for m in data.memories:
+        asked_by[as_store[m.user]] = max(asked_by.get(as_store[m.user], 0), m.day + 1)
     with store._connection() as conn:
+        owner = dict(
+            conn.execute(
+                "SELECT id, user_id FROM pymem.memories WHERE id = ANY(%s::uuid[])",
+                ([str(i) for i in last_day],),
+            ).fetchall()
+        )
         conn.execute(
             "UPDATE pymem.memories AS m"
             " SET last_access_at = m.last_access_at - make_interval(days => a.age),"
             " valid_until = m.valid_until - make_interval(days => a.age)"
             " FROM unnest(%s::uuid[], %s::int[]) AS a (id, age) WHERE m.id = a.id",
-            ([str(i) for i in last_day], [int(asked - d) for d in last_day.values()]),
+            (
+                [str(i) for i in last_day],
+                [int(asked_by[owner[i]] - d) for i, d in last_day.items()],
+            ),
         )
     store.apply_decay()
 

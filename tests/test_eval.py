@@ -383,3 +383,22 @@ def test_state_recall_counts_the_questions_a_state_answers(admin_dsn, tmp_path):
         ]
         is None
     )
+
+
+def test_a_users_questions_come_a_day_after_that_users_last_session(admin_dsn, tmp_path):
+    """Each user's days count from that user's first session: a state said in Ivo's last
+    session (day 2, the kind's default lifetime of three days) still holds when Ivo is
+    asked, a day later, though another user's last session is day 40."""
+    away = "Ivo's cat is staying with his sister while he is away"
+    vectors = {
+        away: unit(0), "Ada likes tea": unit(1), "who has Ivo's cat?": unit(0),
+    }  # fmt: skip
+    records = [
+        {"id": "m1", "user": "ivo", "day": 2, "fact": "cat", "content": away, "kind": "state",
+         "label": "state"},
+        {"id": "m2", "user": "ada", "day": 40, "fact": "tea", "content": "Ada likes tea"},
+        {"type": "question", "id": "q1", "user": "ivo", "text": "who has Ivo's cat?",
+         "answers": ["m1"]},
+    ]  # fmt: skip
+    result = _evaluate(admin_dsn, tmp_path, records, _FixedEmbedder(vectors))
+    assert result["pymem"]["state_recall_at_5"] == 1.0
