@@ -59,7 +59,9 @@ BEGIN
     );
     RETURN NEXT;
     step := 'same canonical statement';
-    finding := CASE WHEN v_e.same_canonical THEN 'yes' ELSE 'no' END;
+    -- not given on both sides, no value of a topic is stated (sql/19_decision.sql)
+    finding := CASE WHEN v_e.same_canonical THEN 'yes' WHEN NOT v_e.same_canonical THEN 'no'
+        ELSE 'not both given' END;
     RETURN NEXT;
     step := 'same normalized text';
     finding := CASE WHEN v_e.same_text THEN 'yes' ELSE 'no' END;

@@ -392,56 +392,8 @@ BEGIN
                     )
                 ) AS proven
             ),
-            -- Two live values of one thing (the same topic, or the write a pending
-            -- review pairs with an earlier memory, unless it was queued for being
-            -- close to what that memory said before: likelier the past said again):
-            -- the newer ranks above the older.
-            -- A memory written or changed later than one of the best that holds an
-            -- earlier value of the same thing may come from outside the best (its
-            -- own score is then below the k-th, and the pool's proof covers it).
-            newer AS (
-                SELECT DISTINCT ON (h.id)
-                    h.ctid AS tid, h.id, NULL::tid AS wtid,
-                    pymem.decay_score(
-                        h.importance,
-                        coalesce(h.decay_rate, (v_rates ->> h.kind)::double precision),
-                        h.last_access_at, recall.at
-                    ) AS strength,
-                    NULL::double precision AS final_score, h.topic, h.updated_at
-                FROM best AS o
-                CROSS JOIN LATERAL (
-                    SELECT x.*, x.ctid
-                    FROM pymem.memories AS x
-                    WHERE o.topic IS NOT NULL AND x.user_id = recall.user_id
-                        AND x.topic = o.topic
-                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
-                    UNION ALL
-                    SELECT x.*, x.ctid
-                    FROM pymem.reviews AS r
-                    INNER JOIN pymem.memories AS x
-                        ON x.user_id = r.user_id AND x.id = r.memory_id
-                    WHERE v_has_pending AND r.user_id = recall.user_id
-                        AND r.matched_id = o.id AND r.resolved_at IS NULL
-                        AND NOT pymem._queued_for_said_before(r.cause, r.note)
-                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
-                ) AS h
-                WHERE v_has_values AND h.updated_at > o.updated_at
-                    AND h.id NOT IN (SELECT best.id FROM best)
-                    AND (recall.include_cold OR h.tier = 'hot')
-                    AND pymem._recall_filter_holds(
-                        h.metadata, h.created_at, h.source,
-                        recall.filter, recall.created_after, recall.created_before, recall.sources
-                    )
-                    AND (h.valid_until IS NULL OR h.valid_until > recall.at)
-                    AND (recall.kinds IS NULL OR h.kind = ANY(recall.kinds))
-                    AND (
-                        recall.min_similarity IS NULL
-                        OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
-                    )
-                ORDER BY h.id
-            ),
             -- include_history: the k best earlier values (sql/32_earlier_values.sql),
-            -- and the current value of each from outside the best
+            -- and the current value of each from outside the best (holders)
             earlier AS (
                 SELECT e.*
                 FROM pymem._earlier_values(
@@ -460,8 +412,57 @@ BEGIN
                 INNER JOIN pymem.memories AS h
                     ON h.user_id = recall.user_id AND h.ctid = e.tid
                 WHERE e.id NOT IN (SELECT best.id FROM best)
-                    AND e.id NOT IN (SELECT newer.id FROM newer)
                 ORDER BY e.id
+            ),
+            -- Two live values of one thing (the same topic, or the write a pending
+            -- review pairs with an earlier memory, unless it was queued for being
+            -- close to what that memory said before: likelier the past said again):
+            -- the newer ranks above the older.
+            -- A memory written or changed later than one of the best (or a holder of
+            -- an earlier value shown) that holds an earlier value of the same thing
+            -- may come from outside the best (its own score is then below the k-th,
+            -- and the pool's proof covers it).
+            newer AS (
+                SELECT DISTINCT ON (h.id)
+                    h.ctid AS tid, h.id, NULL::tid AS wtid,
+                    pymem.decay_score(
+                        h.importance,
+                        coalesce(h.decay_rate, (v_rates ->> h.kind)::double precision),
+                        h.last_access_at, recall.at
+                    ) AS strength,
+                    NULL::double precision AS final_score, h.topic, h.updated_at
+                FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
+                CROSS JOIN LATERAL (
+                    SELECT x.*, x.ctid
+                    FROM pymem.memories AS x
+                    WHERE o.topic IS NOT NULL AND x.user_id = recall.user_id
+                        AND x.topic = o.topic
+                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
+                    UNION ALL
+                    SELECT x.*, x.ctid
+                    FROM pymem.reviews AS r
+                    INNER JOIN pymem.memories AS x
+                        ON x.user_id = r.user_id AND x.id = r.memory_id
+                    WHERE v_has_pending AND r.user_id = recall.user_id
+                        AND r.matched_id = o.id AND r.resolved_at IS NULL
+                        AND NOT pymem._queued_for_said_before(r.cause, r.note)
+                        AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
+                ) AS h
+                WHERE v_has_values AND h.updated_at > o.updated_at
+                    AND h.id NOT IN (SELECT best.id FROM best)
+                    AND h.id NOT IN (SELECT holders.id FROM holders)
+                    AND (recall.include_cold OR h.tier = 'hot')
+                    AND pymem._recall_filter_holds(
+                        h.metadata, h.created_at, h.source,
+                        recall.filter, recall.created_after, recall.created_before, recall.sources
+                    )
+                    AND (h.valid_until IS NULL OR h.valid_until > recall.at)
+                    AND (recall.kinds IS NULL OR h.kind = ANY(recall.kinds))
+                    AND (
+                        recall.min_similarity IS NULL
+                        OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
+                    )
+                ORDER BY h.id
             ),
             -- the newer value takes the older one's score when its own is lower, and
             -- wins the tie: it stands just above the older, and every memory below
@@ -472,8 +473,11 @@ BEGIN
                     CASE WHEN c.vtid IS NOT NULL THEN c.final_score ELSE greatest(
                         (SELECT max(e.final_score) FROM earlier AS e WHERE e.id = c.id),
                     CASE WHEN v_has_values THEN greatest(c.final_score, (
-                        SELECT max(o.final_score)
-                        FROM best AS o
+                        -- the older's score after its own earlier values lifted it
+                        SELECT max(greatest(o.final_score, (
+                            SELECT max(e.final_score) FROM earlier AS e WHERE e.id = o.id
+                        )))
+                        FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
                         WHERE o.updated_at < c.updated_at AND (
                             o.topic = c.topic
                             OR (v_has_pending AND EXISTS (
@@ -490,7 +494,7 @@ BEGIN
                     UNION ALL SELECT *, NULL::tid FROM holders
                     UNION ALL SELECT * FROM earlier
                 ) AS c
-                ORDER BY final_score DESC, c.vtid IS NOT NULL, c.updated_at DESC, c.id
+                ORDER BY final_score DESC, c.vtid IS NOT NULL, c.updated_at DESC, c.id, c.vtid
                 LIMIT recall.k
             )
             SELECT
@@ -527,7 +531,7 @@ BEGIN
                     OFFSET 0
                 ) AS hv ON TRUE
             ) ON v.proven
-            ORDER BY sc.final_score DESC, sc.vtid IS NOT NULL, sc.updated_at DESC, sc.id
+            ORDER BY sc.final_score DESC, sc.vtid IS NOT NULL, sc.updated_at DESC, sc.id, sc.vtid
         LOOP
             IF NOT v_row.proven THEN
                 -- a pool 16 times larger, then every row: at most three passes

@@ -11,9 +11,19 @@
 -- current value takes the score of its earlier one when its own is lower,
 -- and wins the tie (the rule of two live values of one thing).
 
+-- Whether a version's reason says a newer value replaced its text: a
+-- supersede by a write (sql/22_upsert.sql, 'superseded: <rule>, ...') or by a
+-- review (sql/25_reviews.sql, 'review: superseded by <id>...'). Not an app's
+-- own edit (a correction is no earlier value), an undo, nor a profile
+-- rewritten: only what the store itself took as a new value.
+CREATE OR REPLACE FUNCTION pymem._replaced_by_a_newer_value(reason text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN reason LIKE 'superseded: %' OR reason LIKE 'review: superseded by %';
+
 -- The user's earlier values: the texts a live memory held before
--- (memory_versions whose content is not the memory's current one, a vector
--- kept), one row each, the k best by score. at is the clock of decay and
+-- (memory_versions whose content is not the memory's current one, replaced
+-- by a newer value, a vector kept), one row each, the k best by score. at is the clock of decay and
 -- expiry, as for recall: the contents are today's (a store has no copy of
 -- itself at an earlier instant), so a value replaced after at is an earlier
 -- value too (and on Citus a version's time is its worker's clock).
@@ -80,6 +90,7 @@ AS $$
             ON h.user_id = v.user_id AND h.id = v.memory_id
         WHERE v.user_id = _earlier_values.user_id
             AND v.content <> h.content
+            AND pymem._replaced_by_a_newer_value(v.reason)
             AND v.embedding IS NOT NULL
             AND h.consolidated_into IS NULL
             AND h.deleted_at IS NULL
@@ -93,6 +104,6 @@ AS $$
             AND (min_similarity IS NULL OR 1 - (v.embedding <=> query_embedding) >= min_similarity)
         ORDER BY v.memory_id, v.content, v.changed_at DESC
     ) AS e
-    ORDER BY final_score DESC, e.changed_at DESC
+    ORDER BY final_score DESC, e.changed_at DESC, e.vtid
     LIMIT k;
 $$;

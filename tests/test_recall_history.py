@@ -117,3 +117,48 @@ def test_from_sql_by_name(store, conn):
         (USER, str(unit(0).tolist())),
     ).fetchall()
     assert rows == [(LONDON, False), (LEEDS, True)]
+
+
+def test_a_value_newer_than_the_current_one_stays_above_both(store, conn):
+    """Paris replaced London (history); Berlin, of the same topic, came after Paris and
+    waits beside it. London's score lifts Paris, and Paris's lifted score lifts Berlin:
+    the newest value first, whichever of them the question is close to."""
+    moved(store)  # Leeds (unit(0)) -> London
+    berlin = store.upsert(USER, "Mei lives in Berlin", at_cosine(0.4, 0, 2), topic="home")
+    assert berlin.action == "inserted"
+    # written later than Paris (the test's writes share one transaction, and its time)
+    conn.execute(
+        "UPDATE pymem.memories SET updated_at = now() + interval '1 minute' WHERE id = %s",
+        (berlin.memory_id,),
+    )
+    newest = ["Mei lives in Berlin", LONDON, LEEDS]
+    assert [h.content for h in store.recall(USER, unit(0), 3, include_history=True)] == newest
+    assert [h.content for h in store.recall(USER, unit(0), 1, include_history=True)] == newest[:1]
+    # London from outside the best (tea is closer than it), brought by Leeds
+    store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.8, 0, 3))
+    assert [h.content for h in store.recall(USER, unit(0), 1, include_history=True)] == newest[:1]
+    assert [h.content for h in store.recall(USER, unit(0), 4, include_history=True)] == [
+        *newest, "Mei drinks green tea every morning",
+    ]  # fmt: skip
+
+
+def test_only_a_value_a_newer_one_replaced_is_an_earlier_value(store):
+    """A review's supersede leaves an earlier value as a write's does; an undo does not
+    (the text it took back is no value of the past), nor an app's own edit."""
+    home = store.upsert(USER, LEEDS, unit(0), topic="home")
+    again = store.upsert(USER, LONDON, at_cosine(0.6, 0, 1), topic="home")
+    assert (again.action, again.matched_id) == ("inserted", home.memory_id)
+    store.resolve_review(USER, again.memory_id, "supersede")
+    assert shown(store.recall(USER, unit(0), include_history=True)) == [
+        (LONDON, False), (LEEDS, True),
+    ]  # fmt: skip
+    store.undo(USER, home.memory_id)
+    assert shown(store.recall(USER, unit(1), include_history=True)) == [(LEEDS, False)]
+    tea = store.upsert("ann", "Ann likes tea", unit(5)).memory_id
+    store.apply_maintenance("ann", [{
+        "op": "update", "id": str(tea), "content": "Ann likes green tea",
+        "embedding": unit(5).tolist(),
+    }])  # fmt: skip
+    assert shown(store.recall("ann", unit(5), include_history=True)) == [
+        ("Ann likes green tea", False)
+    ]
