@@ -444,9 +444,7 @@ def run_pymem(
     return run
 
 
-def _age(
-    store, data: Dataset, last_day: dict[Any, float], as_store: dict[str, str]
-) -> None:
+def _age(store, data: Dataset, last_day: dict[Any, float], as_store: dict[str, str]) -> None:
     """A user's questions come a day after that user's last session (each user's days
     are a timeline of their own): each row is aged to the day of its last write (states
     expire as their kind says), then the nightly decay runs."""
