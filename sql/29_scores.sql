@@ -36,17 +36,36 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN relevance * (decay_floor + (1 - decay_floor) * strength);
 
 -- recall's relevance, the documented sum in its order: (similarity + weight *
--- lexical) + the state's boost + the asked span's. Inlined into each arm of the scan.
+-- lexical) + the state's boost + the named person's lift + the asked span's.
+-- Inlined into each arm of the scan.
+-- (the signature before the named person's lift, issue 34)
+DROP FUNCTION IF EXISTS pymem._relevance(
+    double precision, double precision, double precision, boolean, double precision,
+    timestamptz, tstzrange, double precision
+);
 CREATE OR REPLACE FUNCTION pymem._relevance(
     similarity double precision, lexical_weight double precision, lexical double precision,
     is_state boolean, state_boost double precision,
+    of_named_person boolean, person_lift double precision,
     said_at timestamptz, asked_window tstzrange, time_boost double precision
 )
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN (similarity + lexical_weight * lexical)
 + CASE WHEN is_state THEN state_boost ELSE 0 END
++ CASE WHEN of_named_person THEN person_lift ELSE 0 END
 + CASE WHEN asked_window IS NOT NULL AND said_at <@ asked_window THEN time_boost ELSE 0 END;
+
+-- How much recall lifts the memories linked to a person its question names
+-- (by a name or an alias, pymem._contacts_named_in): asked "what does Nacho do
+-- for work?", what is known about Nacho answers it, even when a memory of
+-- someone else's work is closer by vector; as much as a live state gets from a
+-- recall without words. Chosen on streams G and H (read), checked on D, E, I
+-- and J (docs/eval.md).
+CREATE OR REPLACE FUNCTION pymem._named_person_lift()
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 0.1;
 
 -- Whether a memory passes recall's filters: its metadata contains filter
 -- (jsonb containment, @>), it was written in [created_after,

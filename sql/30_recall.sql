@@ -12,6 +12,7 @@
 -- (superseded_at set; sql/32_earlier_values.sql), each below its memory's
 -- current value, for a question that does not ask about the present.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
+--               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
 -- lexical is the share of the query's words found, each weighed by how rare
@@ -112,6 +113,8 @@ DECLARE
     v_has_values boolean;
     v_asks_now boolean;
     v_history boolean;
+    v_named uuid [] := '{}';
+    v_person_lift double precision := 0;
 BEGIN
     -- one rule for user ids, the writes' (a copy of it here had drifted)
     PERFORM pymem._check_user(user_id);
@@ -162,6 +165,23 @@ BEGIN
     END IF;
     IF v_window IS NOT NULL THEN
         v_time_boost := pymem._asked_time_boost();
+    END IF;
+    -- the memories linked to the people the question names (the people first:
+    -- on Citus a function's rows are not joined to a distributed table)
+    IF query_text IS NOT NULL THEN
+        v_named := ARRAY(
+            SELECT n.contact_id FROM pymem._contacts_named_in(recall.user_id, query_text) AS n
+        );
+    END IF;
+    IF cardinality(v_named) > 0 THEN
+        v_named := ARRAY(
+            SELECT DISTINCT l.memory_id
+            FROM pymem.contact_links AS l
+            WHERE l.user_id = recall.user_id AND l.contact_id = ANY(v_named)
+        );
+    END IF;
+    IF cardinality(v_named) > 0 THEN
+        v_person_lift := pymem._named_person_lift();
     END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
@@ -220,6 +240,7 @@ BEGIN
                                 pymem._relevance(
                                     1 - (h.embedding <=> recall.query_embedding), 0, 0,
                                     h.kind = 'state', v_boost,
+                                    h.id = ANY(v_named), v_person_lift,
                                     h.created_at, v_window, v_time_boost
                                 ),
                                 v_floor, h.importance
@@ -283,7 +304,8 @@ BEGIN
                                             WHERE strpos(m.lowered, x.token) > 0
                                         ), 0) ELSE 0 END
                                     ) / v_weight_total ELSE 0 END,
-                                    m.kind = 'state', v_boost, m.said_at, v_window, v_time_boost
+                                    m.kind = 'state', v_boost, m.id = ANY(v_named), v_person_lift,
+                                    m.said_at, v_window, v_time_boost
                                 ) AS rel
                             FROM (
                                 -- through memories_user_live_idx: one key, its entries in heap

@@ -70,7 +70,7 @@ AS $$
                 CASE WHEN cardinality(tokens) > 0
                     THEN pymem._lexical_match(tokens, token_weights, e.searchable)
                     ELSE 0 END,
-                FALSE, 0, NULL, NULL, 0
+                FALSE, 0, FALSE, 0, NULL, NULL, 0
             ),
             decay_floor, e.strength
         ) AS final_score,

@@ -5,8 +5,9 @@
 -- an item carries (pymem._link_memory_contacts), and recent_contacts lists
 -- who was mentioned last.
 
--- The user's contacts whose name or alias occurs in a message, in order of
--- first occurrence, and their last_mentioned_at set. Words are compared,
+-- The user's contacts whose name or alias occurs in a message, each with the
+-- words that named it first and their place (pos); read only (mentioned_contacts
+-- stamps them, recall lifts their memories). Words are compared,
 -- each Chinese (Japanese, Korean, Thai) character being a word: "小红" is
 -- found inside "我和小红去了", "Ann" is not found in "Anna" and case does
 -- not matter. Overlapping matches are settled longest first, then earliest:
@@ -17,16 +18,16 @@
 -- The matches come from one set-based statement: the message's word n-grams
 -- (n = the word counts of the user's names, starting where a name's first
 -- word stands) joined to the names by equality.
-CREATE OR REPLACE FUNCTION pymem.mentioned_contacts(user_id text, message text)
-RETURNS TABLE (contact_id uuid, name text, relationship text, matched text)
-LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION pymem._contacts_named_in(user_id text, message text)
+RETURNS TABLE (contact_id uuid, matched text, pos integer)
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
+#variable_conflict use_column
 DECLARE
     v_words text[] := coalesce(pymem._contact_tokens(message), '{}');
     v_lengths integer[];
     v_longest integer;
-    v_at timestamptz := clock_timestamp();
     v_hit record;
     -- which words a kept match covers
     v_taken boolean[];
@@ -38,7 +39,6 @@ DECLARE
     v_last_pos integer;
     v_last_n integer;
 BEGIN
-    PERFORM pymem._check_user(user_id);
     IF cardinality(v_words) = 0 THEN
         RETURN;
     END IF;
@@ -50,19 +50,15 @@ BEGIN
     FROM (
         SELECT c.normalized_name AS key
         FROM pymem.contacts AS c
-        WHERE c.user_id = mentioned_contacts.user_id
+        WHERE c.user_id = _contacts_named_in.user_id
         UNION ALL
         SELECT a.normalized_alias
         FROM pymem.contact_aliases AS a
-        WHERE a.user_id = mentioned_contacts.user_id
+        WHERE a.user_id = _contacts_named_in.user_id
     ) AS k;
     IF v_lengths IS NULL THEN
         RETURN;
     END IF;
-    -- it sets last_mentioned_at: the user's lock first, as every writer takes
-    -- it (without it, a merge holding the lock waited on the contacts' rows
-    -- held here, and this transaction's next write deadlocked)
-    PERFORM pymem._lock_user(user_id);
     v_taken := array_fill(FALSE, ARRAY[cardinality(v_words)]);
     -- Linear in the message whatever the plan: the message is never joined
     -- with itself, and its n-grams meet the names through the unique
@@ -88,12 +84,12 @@ BEGIN
         SELECT g.pos, g.n, c.id AS cid, c.name AS label
         FROM grams AS g
         INNER JOIN pymem.contacts AS c
-            ON c.user_id = mentioned_contacts.user_id AND c.normalized_name = g.key
+            ON c.user_id = _contacts_named_in.user_id AND c.normalized_name = g.key
         UNION ALL
         SELECT g.pos, g.n, a.contact_id, a.alias
         FROM grams AS g
         INNER JOIN pymem.contact_aliases AS a
-            ON a.user_id = mentioned_contacts.user_id AND a.normalized_alias = g.key
+            ON a.user_id = _contacts_named_in.user_id AND a.normalized_alias = g.key
         ORDER BY n DESC, pos, label
     LOOP
         -- the very words of the match kept last (a name and an alias alike) are kept too
@@ -119,19 +115,48 @@ BEGIN
         v_kept_label[v_kept] := v_hit.label;
     END LOOP;
     RETURN QUERY
-    WITH
-    firsts AS (
-        SELECT DISTINCT ON (k.cid) k.cid, k.label, k.pos
-        FROM unnest(v_kept_pos, v_kept_cid, v_kept_label) AS k (pos, cid, label)
-        ORDER BY k.cid, k.pos
-    ),
-    touched AS (
+    SELECT DISTINCT ON (k.cid) k.cid, k.label, k.pos
+    FROM unnest(v_kept_pos, v_kept_cid, v_kept_label) AS k (pos, cid, label)
+    ORDER BY k.cid, k.pos;
+END;
+$$;
+
+-- The user's contacts whose name or alias occurs in a message, in order of
+-- first occurrence, and their last_mentioned_at set; found by
+-- pymem._contacts_named_in, whose rules they are.
+CREATE OR REPLACE FUNCTION pymem.mentioned_contacts(user_id text, message text)
+RETURNS TABLE (contact_id uuid, name text, relationship text, matched text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pymem, public, pg_temp
+AS $$
+DECLARE
+    v_at timestamptz := clock_timestamp();
+    v_cids uuid[];
+    v_labels text[];
+    v_places integer[];
+BEGIN
+    PERFORM pymem._check_user(user_id);
+    IF coalesce(cardinality(pymem._contact_tokens(message)), 0) > 0 AND EXISTS (
+        SELECT FROM pymem.contacts AS c WHERE c.user_id = mentioned_contacts.user_id
+    ) THEN
+        -- it sets last_mentioned_at: the user's lock first, as every writer takes
+        -- it (without it, a merge holding the lock waited on the contacts' rows
+        -- held here, and this transaction's next write deadlocked)
+        PERFORM pymem._lock_user(user_id);
+    END IF;
+    -- found first, then stamped from an array: the update reads no function (on
+    -- Citus a distributed update may not)
+    SELECT array_agg(n.contact_id), array_agg(n.matched), array_agg(n.pos)
+    INTO v_cids, v_labels, v_places
+    FROM pymem._contacts_named_in(mentioned_contacts.user_id, message) AS n;
+    RETURN QUERY
+    WITH touched AS (
         UPDATE pymem.contacts AS c SET last_mentioned_at = v_at
-        FROM firsts AS f
-        WHERE c.user_id = mentioned_contacts.user_id AND c.id = f.cid
-        RETURNING c.id, c.name, c.relationship, f.label, f.pos
+        FROM unnest(v_cids, v_labels, v_places) AS f (contact_id, matched, pos)
+        WHERE c.user_id = mentioned_contacts.user_id AND c.id = f.contact_id
+        RETURNING c.id, c.name, c.relationship, f.matched, f.pos
     )
-    SELECT t.id, t.name, t.relationship, t.label
+    SELECT t.id, t.name, t.relationship, t.matched
     FROM touched AS t
     ORDER BY t.pos, t.name;
 END;

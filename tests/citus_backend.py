@@ -58,6 +58,7 @@ MODULES = (
     "tests/test_recall_filters.py",
     "tests/test_said_before.py",
     "tests/test_recall_history.py",
+    "tests/test_recall_people.py",
 )
 _SETTINGS_ROW = (
     "passes a row read from pymem.settings to a function in one query: Citus runs it on the"
