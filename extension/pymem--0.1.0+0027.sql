@@ -6812,13 +6812,24 @@ RETURN (similarity + lexical_weight * lexical)
 -- How much recall lifts the memories linked to a person its question names
 -- (by a name or an alias, pymem._contacts_named_in): asked "what does Nacho do
 -- for work?", what is known about Nacho answers it, even when a memory of
--- someone else's work is closer by vector; as much as a live state gets from a
--- recall without words. Chosen on streams G and H (read), checked on D, E, I
--- and J (docs/eval.md).
+-- someone else's work is closer by vector. The size of the state lift of a
+-- recall without words by default (settings.recall_state_boost). Chosen on
+-- streams G and H, checked on D, E, I and J (docs/eval.md).
 CREATE OR REPLACE FUNCTION pymem._named_person_lift()
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN 0.1;
+
+-- The most memories the people a question names may be linked to for recall
+-- to lift them. Each row recall scores is compared with every id of theirs: a
+-- person linked to all of a user's 10,000 memories made a recall 4x slower
+-- (202 ms against 48), one linked to 256 of them 1.24x. And a person many
+-- memories are about (a partner, a parent) says little about which one
+-- answers, as a word every memory holds weighs little in the lexical share.
+CREATE OR REPLACE FUNCTION pymem._named_person_limit()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 64;
 
 -- Whether a memory passes recall's filters: its metadata contains filter
 -- (jsonb containment, @>), it was written in [created_after,
@@ -7085,6 +7096,7 @@ DECLARE
     v_has_values boolean;
     v_asks_now boolean;
     v_history boolean;
+    v_named_people uuid [] := '{}';
     v_named uuid [] := '{}';
     v_person_lift double precision := 0;
 BEGIN
@@ -7141,19 +7153,23 @@ BEGIN
     -- the memories linked to the people the question names (the people first:
     -- on Citus a function's rows are not joined to a distributed table)
     IF query_text IS NOT NULL THEN
-        v_named := ARRAY(
+        v_named_people := ARRAY(
             SELECT n.contact_id FROM pymem._contacts_named_in(recall.user_id, query_text) AS n
         );
     END IF;
-    IF cardinality(v_named) > 0 THEN
+    IF cardinality(v_named_people) > 0 THEN
         v_named := ARRAY(
             SELECT DISTINCT l.memory_id
             FROM pymem.contact_links AS l
-            WHERE l.user_id = recall.user_id AND l.contact_id = ANY(v_named)
+            WHERE l.user_id = recall.user_id AND l.contact_id = ANY(v_named_people)
+            LIMIT pymem._named_person_limit() + 1
         );
     END IF;
-    IF cardinality(v_named) > 0 THEN
+    -- the scan compares a row's id with theirs only when the lift is on
+    IF cardinality(v_named) BETWEEN 1 AND pymem._named_person_limit() THEN
         v_person_lift := pymem._named_person_lift();
+    ELSE
+        v_named := '{}';
     END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
@@ -7212,7 +7228,7 @@ BEGIN
                                 pymem._relevance(
                                     1 - (h.embedding <=> recall.query_embedding), 0, 0,
                                     h.kind = 'state', v_boost,
-                                    h.id = ANY(v_named), v_person_lift,
+                                    v_person_lift > 0 AND h.id = ANY(v_named), v_person_lift,
                                     h.created_at, v_window, v_time_boost
                                 ),
                                 v_floor, h.importance
@@ -7276,7 +7292,8 @@ BEGIN
                                             WHERE strpos(m.lowered, x.token) > 0
                                         ), 0) ELSE 0 END
                                     ) / v_weight_total ELSE 0 END,
-                                    m.kind = 'state', v_boost, m.id = ANY(v_named), v_person_lift,
+                                    m.kind = 'state', v_boost,
+                                    v_person_lift > 0 AND m.id = ANY(v_named), v_person_lift,
                                     m.said_at, v_window, v_time_boost
                                 ) AS rel
                             FROM (
@@ -7395,7 +7412,8 @@ BEGIN
                     recall.user_id, recall.query_embedding, recall.k, v_tokens,
                     v_token_weights, v_weight, v_floor, v_rates, recall.at,
                     recall.include_cold, recall.kinds, recall.min_similarity,
-                    recall.filter, recall.created_after, recall.created_before, recall.sources
+                    recall.filter, recall.created_after, recall.created_before, recall.sources,
+                    v_named, v_person_lift
                 ) AS e
                 WHERE v_history
             ),
@@ -7719,10 +7737,19 @@ RETURN reason LIKE 'superseded: %' OR reason LIKE 'review: superseded by %';
 -- itself at an earlier instant), so a value replaced after at is an earlier
 -- value too (and on Citus a version's time is its worker's clock).
 -- tid is the memory's row, vtid the version's; the memory's filters, kinds,
--- tier and validity hold as for its current value. No state lift and no
+-- tier and validity hold as for its current value, and so does the lift of
+-- the memories in named (those of the people the question names, recall's
+-- person_lift): the earlier value is still about them. No state lift and no
 -- asked span: a state's earlier value is not a state that holds, and the
 -- time it was said is not stored. Exact: every version of the user is read,
 -- which recall does only for this option.
+-- (the signature before the named people, issue 34)
+DROP FUNCTION IF EXISTS pymem._earlier_values(
+    text, vector, integer, text[], double precision[], double precision, double precision,
+    jsonb, timestamptz, boolean, text[], double precision, jsonb, timestamptz, timestamptz,
+    text[]
+);
+
 CREATE OR REPLACE FUNCTION pymem._earlier_values(
     user_id text,
     query_embedding vector,
@@ -7739,7 +7766,9 @@ CREATE OR REPLACE FUNCTION pymem._earlier_values(
     filter jsonb,
     created_after timestamptz,
     created_before timestamptz,
-    sources text[]
+    sources text[],
+    named uuid[],
+    person_lift double precision
 )
 RETURNS TABLE (
     tid tid,
@@ -7761,7 +7790,7 @@ AS $$
                 CASE WHEN cardinality(tokens) > 0
                     THEN pymem._lexical_match(tokens, token_weights, e.searchable)
                     ELSE 0 END,
-                FALSE, 0, FALSE, 0, NULL, NULL, 0
+                FALSE, 0, e.id = ANY(named), person_lift, NULL, NULL, 0
             ),
             decay_floor, e.strength
         ) AS final_score,
@@ -9573,7 +9602,7 @@ SET search_path FROM CURRENT
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_words text[] := coalesce(pymem._contact_tokens(message), '{}');
+    v_words text[];
     v_lengths integer[];
     v_longest integer;
     v_hit record;
@@ -9587,6 +9616,13 @@ DECLARE
     v_last_pos integer;
     v_last_n integer;
 BEGIN
+    -- recall asks for every question: most users have no contacts to find
+    IF NOT EXISTS (
+        SELECT FROM pymem.contacts AS c WHERE c.user_id = _contacts_named_in.user_id
+    ) THEN
+        RETURN;
+    END IF;
+    v_words := coalesce(pymem._contact_tokens(message), '{}');
     IF cardinality(v_words) = 0 THEN
         RETURN;
     END IF;

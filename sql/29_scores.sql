@@ -59,13 +59,24 @@ RETURN (similarity + lexical_weight * lexical)
 -- How much recall lifts the memories linked to a person its question names
 -- (by a name or an alias, pymem._contacts_named_in): asked "what does Nacho do
 -- for work?", what is known about Nacho answers it, even when a memory of
--- someone else's work is closer by vector; as much as a live state gets from a
--- recall without words. Chosen on streams G and H (read), checked on D, E, I
--- and J (docs/eval.md).
+-- someone else's work is closer by vector. The size of the state lift of a
+-- recall without words by default (settings.recall_state_boost). Chosen on
+-- streams G and H, checked on D, E, I and J (docs/eval.md).
 CREATE OR REPLACE FUNCTION pymem._named_person_lift()
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN 0.1;
+
+-- The most memories the people a question names may be linked to for recall
+-- to lift them. Each row recall scores is compared with every id of theirs: a
+-- person linked to all of a user's 10,000 memories made a recall 4x slower
+-- (202 ms against 48), one linked to 256 of them 1.24x. And a person many
+-- memories are about (a partner, a parent) says little about which one
+-- answers, as a word every memory holds weighs little in the lexical share.
+CREATE OR REPLACE FUNCTION pymem._named_person_limit()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 64;
 
 -- Whether a memory passes recall's filters: its metadata contains filter
 -- (jsonb containment, @>), it was written in [created_after,

@@ -113,6 +113,7 @@ DECLARE
     v_has_values boolean;
     v_asks_now boolean;
     v_history boolean;
+    v_named_people uuid [] := '{}';
     v_named uuid [] := '{}';
     v_person_lift double precision := 0;
 BEGIN
@@ -169,19 +170,23 @@ BEGIN
     -- the memories linked to the people the question names (the people first:
     -- on Citus a function's rows are not joined to a distributed table)
     IF query_text IS NOT NULL THEN
-        v_named := ARRAY(
+        v_named_people := ARRAY(
             SELECT n.contact_id FROM pymem._contacts_named_in(recall.user_id, query_text) AS n
         );
     END IF;
-    IF cardinality(v_named) > 0 THEN
+    IF cardinality(v_named_people) > 0 THEN
         v_named := ARRAY(
             SELECT DISTINCT l.memory_id
             FROM pymem.contact_links AS l
-            WHERE l.user_id = recall.user_id AND l.contact_id = ANY(v_named)
+            WHERE l.user_id = recall.user_id AND l.contact_id = ANY(v_named_people)
+            LIMIT pymem._named_person_limit() + 1
         );
     END IF;
-    IF cardinality(v_named) > 0 THEN
+    -- the scan compares a row's id with theirs only when the lift is on
+    IF cardinality(v_named) BETWEEN 1 AND pymem._named_person_limit() THEN
         v_person_lift := pymem._named_person_lift();
+    ELSE
+        v_named := '{}';
     END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
@@ -240,7 +245,7 @@ BEGIN
                                 pymem._relevance(
                                     1 - (h.embedding <=> recall.query_embedding), 0, 0,
                                     h.kind = 'state', v_boost,
-                                    h.id = ANY(v_named), v_person_lift,
+                                    v_person_lift > 0 AND h.id = ANY(v_named), v_person_lift,
                                     h.created_at, v_window, v_time_boost
                                 ),
                                 v_floor, h.importance
@@ -304,7 +309,8 @@ BEGIN
                                             WHERE strpos(m.lowered, x.token) > 0
                                         ), 0) ELSE 0 END
                                     ) / v_weight_total ELSE 0 END,
-                                    m.kind = 'state', v_boost, m.id = ANY(v_named), v_person_lift,
+                                    m.kind = 'state', v_boost,
+                                    v_person_lift > 0 AND m.id = ANY(v_named), v_person_lift,
                                     m.said_at, v_window, v_time_boost
                                 ) AS rel
                             FROM (
@@ -423,7 +429,8 @@ BEGIN
                     recall.user_id, recall.query_embedding, recall.k, v_tokens,
                     v_token_weights, v_weight, v_floor, v_rates, recall.at,
                     recall.include_cold, recall.kinds, recall.min_similarity,
-                    recall.filter, recall.created_after, recall.created_before, recall.sources
+                    recall.filter, recall.created_after, recall.created_before, recall.sources,
+                    v_named, v_person_lift
                 ) AS e
                 WHERE v_history
             ),

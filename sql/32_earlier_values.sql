@@ -28,10 +28,18 @@ RETURN reason LIKE 'superseded: %' OR reason LIKE 'review: superseded by %';
 -- itself at an earlier instant), so a value replaced after at is an earlier
 -- value too (and on Citus a version's time is its worker's clock).
 -- tid is the memory's row, vtid the version's; the memory's filters, kinds,
--- tier and validity hold as for its current value. No state lift and no
+-- tier and validity hold as for its current value, and so does the lift of
+-- the memories in named (those of the people the question names, recall's
+-- person_lift): the earlier value is still about them. No state lift and no
 -- asked span: a state's earlier value is not a state that holds, and the
 -- time it was said is not stored. Exact: every version of the user is read,
 -- which recall does only for this option.
+-- (the signature before the named people, issue 34)
+DROP FUNCTION IF EXISTS pymem._earlier_values(
+    text, vector, integer, text[], double precision[], double precision, double precision,
+    jsonb, timestamptz, boolean, text[], double precision, jsonb, timestamptz, timestamptz,
+    text[]
+);
 CREATE OR REPLACE FUNCTION pymem._earlier_values(
     user_id text,
     query_embedding vector,
@@ -48,7 +56,9 @@ CREATE OR REPLACE FUNCTION pymem._earlier_values(
     filter jsonb,
     created_after timestamptz,
     created_before timestamptz,
-    sources text[]
+    sources text[],
+    named uuid[],
+    person_lift double precision
 )
 RETURNS TABLE (
     tid tid,
@@ -70,7 +80,7 @@ AS $$
                 CASE WHEN cardinality(tokens) > 0
                     THEN pymem._lexical_match(tokens, token_weights, e.searchable)
                     ELSE 0 END,
-                FALSE, 0, FALSE, 0, NULL, NULL, 0
+                FALSE, 0, e.id = ANY(named), person_lift, NULL, NULL, 0
             ),
             decay_floor, e.strength
         ) AS final_score,

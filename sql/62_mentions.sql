@@ -25,7 +25,7 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_words text[] := coalesce(pymem._contact_tokens(message), '{}');
+    v_words text[];
     v_lengths integer[];
     v_longest integer;
     v_hit record;
@@ -39,6 +39,13 @@ DECLARE
     v_last_pos integer;
     v_last_n integer;
 BEGIN
+    -- recall asks for every question: most users have no contacts to find
+    IF NOT EXISTS (
+        SELECT FROM pymem.contacts AS c WHERE c.user_id = _contacts_named_in.user_id
+    ) THEN
+        RETURN;
+    END IF;
+    v_words := coalesce(pymem._contact_tokens(message), '{}');
     IF cardinality(v_words) = 0 THEN
         RETURN;
     END IF;

@@ -7,6 +7,7 @@ work that is closer by vector."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.conftest import at_cosine, unit
@@ -18,6 +19,15 @@ QUESTION = unit(0)
 @pytest.fixture
 def lift(sql) -> float:
     return sql.execute("SELECT pymem._named_person_lift()").fetchone()[0]
+
+
+def between(base: int, a: int, rest: int, cos_q: float, cos_a: float) -> np.ndarray:
+    """A unit vector with cosine cos_q to the question (unit(base)) and component cos_a on
+    unit(a), the rest of its length on unit(rest)."""
+    v = np.zeros_like(unit(0), dtype=np.float64)
+    v[base], v[a] = cos_q, cos_a
+    v[rest] = np.sqrt(1 - cos_q**2 - cos_a**2)
+    return v.astype(np.float32)
 
 
 def cousin_and_colleague(store):
@@ -91,9 +101,77 @@ def test_recall_reads_the_people_and_never_stamps_them(store, sql):
     )
 
 
-def test_another_users_contact_of_the_same_name_lifts_nothing(store):
+def test_a_question_without_words_to_match_lifts_the_person_it_names(store, sql):
+    """ "Who is Al?" gives the lexical share no token (a word of two letters): the scan's
+    arm without words lifts Al's memory too."""
+    colleague, _ = cousin_and_colleague(store)
+    al = store.upsert(
+        USER, "Her neighbour drives a school bus", at_cosine(0.58, 0, 5), contacts=["Al"]
+    )
+    assert sql.execute("SELECT pymem._query_tokens('Who is Al?')").fetchone() == ([],)
+    assert top(store, "Who is he?") == [colleague, al.memory_id]
+    assert top(store, "Who is Al?") == [al.memory_id, colleague]
+
+
+def test_a_wording_the_persons_memory_absorbed_is_lifted_with_it(store):
+    """The memory is found by a wording it absorbed (its best match), and lifted as its
+    own text would be."""
+    colleague = store.upsert(USER, "Ximena's colleague forecasts storms", at_cosine(0.62, 0, 1))
+    bus = store.upsert(USER, "Al drives the school bus", at_cosine(0.4, 0, 6), contacts=["Al"])
+    again = store.upsert(USER, "Al drives the school bus every day", between(0, 6, 7, 0.55, 0.818))
+    assert (again.action, again.memory_id) == ("duplicate", bus.memory_id)
+    for text, order in (
+        ("who is he", [colleague.memory_id, bus.memory_id]),
+        ("who is Al", [bus.memory_id, colleague.memory_id]),
+    ):
+        hits = store.recall(USER, QUESTION, 2, query_text=text)
+        assert [h.memory_id for h in hits] == order, text
+        # scored by the wording: 0.55 to the question, the memory's own text 0.4
+        assert abs({h.memory_id: h for h in hits}[bus.memory_id].similarity - 0.55) < 1e-6
+
+
+def test_an_earlier_value_of_the_persons_memory_is_lifted_too(store):
+    """Asked about the past, the earlier value of the person's memory is still about them;
+    it stays below its current value."""
+    colleague = store.upsert(USER, "Ximena's colleague forecasts storms", at_cosine(0.62, 0, 1))
+    job = store.upsert(
+        USER, "Her cousin bakes bread", at_cosine(0.55, 0, 2), topic="cousin:job",
+        contacts=["Ignacio"],
+    )  # fmt: skip
+    # 0.33 to the question, 0.72 to the bread (a supersede by the topic)
+    now = store.upsert(
+        USER, "Her cousin welds trailers now", between(0, 2, 3, 0.33, (0.72 - 0.55 * 0.33) / 0.835),
+        topic="cousin:job", on_related="supersede",
+    )  # fmt: skip
+    assert (now.action, now.memory_id) == ("superseded", job.memory_id)
+    store.sync_contact(USER, "Ignacio", aliases=["Nacho"])
+
+    def asked(text):
+        return [
+            (h.memory_id, h.superseded_at is not None)
+            for h in store.recall(USER, QUESTION, 3, query_text=text, include_history=True)
+        ]
+
+    before = (job.memory_id, False), (job.memory_id, True)
+    assert asked("what did they do for work before") == [(colleague.memory_id, False), *before]
+    assert asked("what did Nacho do for work before") == [*before, (colleague.memory_id, False)]
+
+
+def test_a_person_linked_to_more_memories_than_the_limit_lifts_none(store, sql):
+    """Past pymem._named_person_limit() memories, the person says little about which one
+    answers, and comparing each row with all of them cost rows x links."""
     colleague, cousin = cousin_and_colleague(store)
-    other = store.upsert("ann", "Nacho sells tamales", unit(0), contacts=["Nacho"])
+    (limit,) = sql.execute("SELECT pymem._named_person_limit()").fetchone()
+    ids = [
+        r[0]
+        for r in sql.execute(
+            "INSERT INTO pymem.memories (user_id, kind, content, embedding)"
+            " SELECT %s, 'fact', 'a day out ' || i, %s FROM generate_series(1, %s) AS i"
+            " RETURNING id",
+            (USER, unit(9), limit),
+        ).fetchall()
+    ]
+    store.sync_contact(USER, "Ignacio", ids[: limit - 1])  # with the cousin's: the limit
     assert top(store, "What does Nacho do for work?") == [cousin, colleague]
-    hits = store.recall("ann", QUESTION, 5, query_text="What does Nacho do for work?")
-    assert [h.memory_id for h in hits] == [other.memory_id]
+    store.sync_contact(USER, "Ignacio", ids)  # one more
+    assert top(store, "What does Nacho do for work?") == [colleague, cousin]
