@@ -8,9 +8,9 @@
 -- the same top-k as a brute-force scan. A memory is scored by its best
 -- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
 -- each wording is a row of the scan, and a memory is returned once.
--- With include_history, the earlier values of live memories are rows too
--- (superseded_at set; sql/32_earlier_values.sql), each below its memory's
--- current value, for a question that does not ask about the present.
+-- With include_history, the earlier values of live memories lift their
+-- current value, and are rows too (superseded_at set, each below its current
+-- value; sql/32_earlier_values.sql) unless the question asks about the present.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
@@ -199,9 +199,10 @@ BEGIN
         WHEN v_asks_now THEN pymem._now_state_lift() * v_cfg.recall_state_boost
         ELSE 0
     END;
-    -- earlier values answer a question about the past, or one that does not say;
-    -- asked about the present, they would only push what holds now down
-    v_history := include_history AND NOT v_asks_now;
+    -- asked about the present, earlier values are not shown (they pushed what holds
+    -- now down) but still lift their current value, as the older of two live values
+    -- lifts the newer (a store that retired the old value ranks as one keeping both)
+    v_history := include_history;
     v_pool := 8 * k + 64;
     -- one statement (each costs a call): most users have no wordings, and their scan
     -- is then the memories' alone; two values of one thing are memories that name a
@@ -522,7 +523,7 @@ BEGIN
                     SELECT *, NULL::tid AS vtid FROM best
                     UNION ALL SELECT *, NULL::tid FROM newer
                     UNION ALL SELECT *, NULL::tid FROM holders
-                    UNION ALL SELECT * FROM earlier
+                    UNION ALL SELECT * FROM earlier WHERE NOT v_asks_now
                 ) AS c
                 ORDER BY final_score DESC, c.vtid IS NOT NULL, c.updated_at DESC, c.id, c.vtid
                 LIMIT recall.k

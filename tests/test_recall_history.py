@@ -6,7 +6,8 @@ store that settled its reviews has retired the old values, and a question about 
 ("where did Mei live before she moved?") found nothing there that a store keeping
 everything still answered. Asked with include_history, recall ranks the earlier values of
 the user's live memories too, each a row of its own with superseded_at, never above its
-memory's current value, and not for a question about the present.
+memory's current value, and not for a question about the present (where it only lifts its
+current value).
 """
 
 from __future__ import annotations
@@ -66,6 +67,19 @@ def test_a_question_about_the_present_gets_no_earlier_values(store):
         USER, unit(0), query_text="Where did Mei live before?", include_history=True
     )
     assert shown(before) == [(LONDON, False), (LEEDS, True)]
+
+
+def test_asked_about_the_present_an_earlier_value_still_lifts_its_current_value(store):
+    """Not shown, the earlier value still ranks its current one as a store that kept both
+    values would (the older lifts the newer): tea (0.95 to the question) stays below
+    London (0.6), whose earlier value, Leeds, is the question's own vector."""
+    moved(store)
+    tea = "Mei drinks green tea every morning"
+    store.upsert(USER, tea, at_cosine(0.95, 0, 3))
+    asked = "Where does Mei live now?"
+    assert [h.content for h in store.recall(USER, unit(0), 1, query_text=asked)] == [tea]
+    lifted = store.recall(USER, unit(0), 2, query_text=asked, include_history=True)
+    assert shown(lifted) == [(LONDON, False), (tea, False)]
 
 
 def test_what_is_not_an_earlier_value_is_not_returned(store, conn):
