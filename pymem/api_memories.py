@@ -415,7 +415,8 @@ class MemoryCalls:
         those whose metadata contains ``filter``, written in [``created_after``,
         ``created_before``) and of one of ``sources``, when given. With
         ``include_history``, their earlier values too (``superseded_at`` set), each
-        below its memory's current value."""
+        below its memory's current value; asked about the present, they only lift
+        their current value."""
         return _Call(
             "SELECT * FROM pymem.recall(%s, %s, %s, query_text => %s, kinds => %s,"
             " include_cold => %s, min_similarity => %s, touch => %s,"
