@@ -65,6 +65,8 @@ TRANSIENT = (ConnectionLost, LockTimeout, QueryCanceled, Deadlock, Serialization
 
 # claim_reviews' largest k (PM006 beyond; tests/test_review_worker.py checks the two agree)
 CLAIM_MAX = 1000
+# the most reviews one judge call may be asked (a prompt of fifty pairs is ~10,000 tokens)
+REVIEWS_PER_CALL_MAX = 50
 # batches in a row whose every review changed while judged, before a drain ends
 STALE_ROUNDS = 3
 
@@ -74,7 +76,12 @@ RETRY_AFTER_MAX = 86400.0
 
 
 def _check_options(
-    batch: int, lease: float, poll_interval: float, retry_after: float, max_retry_after: float
+    batch: int,
+    lease: float,
+    poll_interval: float,
+    retry_after: float,
+    max_retry_after: float,
+    reviews_per_call: int = 1,
 ) -> None:
     """A worker's options, refused when it starts: a poll of 0 claimed in a busy loop, and
     a wait the store refuses surfaced only at the first failed judgement, out of the loop."""
@@ -86,6 +93,15 @@ def _check_options(
 
     if not (isinstance(batch, int) and not isinstance(batch, bool) and 1 <= batch <= CLAIM_MAX):
         raise ValueError(f"batch must be an integer from 1 to {CLAIM_MAX}, got {batch!r}")
+    if not (
+        isinstance(reviews_per_call, int)
+        and not isinstance(reviews_per_call, bool)
+        and 1 <= reviews_per_call <= REVIEWS_PER_CALL_MAX
+    ):
+        raise ValueError(
+            f"reviews_per_call must be an integer from 1 to {REVIEWS_PER_CALL_MAX}, "
+            f"got {reviews_per_call!r}"
+        )
     for name, value in (("lease", lease), ("poll_interval", poll_interval)):
         if not (number(value) and value > 0):
             raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
@@ -150,7 +166,8 @@ class ReviewCounts:
     been decided), failed (given back with an error) and parked among them, taken (another
     reviewer held the review by the time the decision came: applied by nobody here), stale
     (the pair changed while the judge read it: given back unjudged, claimed and judged again
-    later, so counted again in ``claimed``), and the judge's calls."""
+    later, so counted again in ``claimed``), the judge's calls, and the reviews they asked
+    (more than the calls with ``reviews_per_call`` above 1)."""
 
     claimed: int = 0
     decided: dict[str, int] = field(default_factory=dict)
@@ -159,6 +176,7 @@ class ReviewCounts:
     taken: int = 0
     judge_calls: int = 0
     stale: int = 0
+    judged: int = 0
 
     def __iadd__(self, other: ReviewCounts) -> ReviewCounts:
         self.claimed += other.claimed
@@ -169,6 +187,7 @@ class ReviewCounts:
         self.taken += other.taken
         self.judge_calls += other.judge_calls
         self.stale += other.stale
+        self.judged += other.judged
         return self
 
     @property
@@ -245,6 +264,7 @@ class _Reviewer:
         user_id: str | None = None,
         worker: str | None = None,
         batch: int = 5,
+        reviews_per_call: int = 1,
         lease: float = 600.0,
         poll_interval: float = 5.0,
         retry_after: float = 5.0,
@@ -258,12 +278,13 @@ class _Reviewer:
         if user_id is not None and not (isinstance(user_id, str) and user_id.strip()):
             # '' (an unset shell variable) is never "every user"
             raise ValueError("user_id must be a non-empty string, or None for every user")
-        _check_options(batch, lease, poll_interval, retry_after, max_retry_after)
+        _check_options(batch, lease, poll_interval, retry_after, max_retry_after, reviews_per_call)
         self.store = store
         self.judge = judge
         self.user_id = user_id
         self.worker = worker or default_worker_name()
         self.batch = batch
+        self.reviews_per_call = reviews_per_call
         self.lease = lease
         self.poll_interval = poll_interval
         self.retry_after = retry_after
@@ -315,7 +336,8 @@ class _Reviewer:
         return counts
 
     def _batch(self) -> _Steps[ReviewCounts]:
-        """Claim up to ``batch`` reviews, judge and apply each."""
+        """Claim up to ``batch`` reviews, judge them ``reviews_per_call`` to a call, and
+        apply each verdict."""
         counts = ReviewCounts()
         if self._reason_chars is None:
             settings = yield self.store.get_settings
@@ -325,8 +347,13 @@ class _Reviewer:
         todo = list(claims)
         try:
             while todo and not self._stop.is_set():
-                yield from self._review(todo[0], counts)
-                todo.pop(0)
+                call = todo[: self.reviews_per_call]
+                counts.judge_calls += 1
+                counts.judged += len(call)
+                judged = yield from self._judgements(call)
+                for review, (found, error) in zip(call, judged, strict=True):
+                    yield from self._review(review, found, error, counts)
+                    todo.pop(0)
         finally:
             # stopped (stop(), Ctrl-C, a lost connection): the rest go back as they were
             for review in todo:
@@ -368,10 +395,39 @@ class _Reviewer:
             _, review = self._held.popitem()
             yield from self._released(review)
 
-    def _judgement(self, review: ClaimedReview) -> _Steps[tuple[Verdict | None, str | None]]:
-        """The judge's verdict, its reason as it will be recorded; or why there is none."""
+    def _judgements(
+        self, call: list[ClaimedReview]
+    ) -> _Steps[list[tuple[Verdict | None, str | None]]]:
+        """The judge's verdict on each review of one call, its reason as it will be
+        recorded; or why there is none. With ``reviews_per_call`` 1 the judge gets the
+        review, else the list, and answers a list in its order: an answer of another
+        length fails the whole call, an exception in the list fails its review."""
         try:
-            answer = yield functools.partial(self._judged, review)
+            if self.reviews_per_call == 1:
+                answers = [(yield functools.partial(self._judged, call[0]))]
+            else:
+                answers = yield functools.partial(self._judged, list(call))
+                if not isinstance(answers, list):
+                    raise MalformedVerdict(
+                        f"a judge of several reviews a call returns a list, "
+                        f"got {type(answers).__name__}: {answers!r:.200}"
+                    )
+                if len(answers) != len(call):
+                    raise MalformedVerdict(
+                        f"asked {len(call)} reviews, the judge answered {len(answers)}"
+                    )
+        except Exception as exc:  # any failure of the judge is each review's error
+            return [(None, f"judge: {_describe(exc)}")] * len(call)
+        out = []
+        for answer in answers:
+            out.append((yield from self._judgement(answer)))
+        return out
+
+    def _judgement(self, answer: Any) -> _Steps[tuple[Verdict | None, str | None]]:
+        """One answer as a verdict with its reason as it will be recorded; or why not."""
+        try:
+            if isinstance(answer, BaseException):
+                raise answer
             found = verdict(answer)
         except Exception as exc:  # any failure of the judge is the review's error
             return None, f"judge: {_describe(exc)}"
@@ -388,9 +444,14 @@ class _Reviewer:
             )
         return found, None
 
-    def _review(self, review: ClaimedReview, counts: ReviewCounts) -> _Steps[None]:
-        counts.judge_calls += 1
-        found, error = yield from self._judgement(review)
+    def _review(
+        self,
+        review: ClaimedReview,
+        found: Verdict | None,
+        error: str | None,
+        counts: ReviewCounts,
+    ) -> _Steps[None]:
+        """Apply the judge's verdict on ``review`` (or record why there is none)."""
         if found is None:
             if self.dry_run:
                 # a dry run changes nothing: no attempt counted, nothing parked; the

@@ -82,6 +82,7 @@ def cmd_review(args: argparse.Namespace) -> int:
                 judge,
                 user_id=args.user,
                 batch=args.batch,
+                reviews_per_call=args.reviews_per_call,
                 lease=args.lease,
                 poll_interval=args.poll,
                 retry_after=args.retry_after,
@@ -182,6 +183,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                 reflect_after=args.reflect_after,
                 user_id=args.user,
                 batch=args.batch,
+                reviews_per_call=args.reviews_per_call,
                 lease=args.lease,
                 poll_interval=args.poll,
                 retry_after=args.retry_after,
@@ -330,6 +332,13 @@ def _claim_options(p: argparse.ArgumentParser, what: str, calls: str) -> None:
         type=float,
         default=5.0,
         help=f"seconds before a failed one of the {what} is tried again, doubling per attempt (5)",
+    )
+    p.add_argument(
+        "--reviews-per-call",
+        type=int,
+        default=1,
+        metavar="N",
+        help="reviews judged in one request to the model, as numbered pairs (1; at most 50)",
     )
 
 
