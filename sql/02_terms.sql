@@ -2,6 +2,13 @@
 -- function words, particles and values left out, inflection and synonyms
 -- folded, with where each stands (for the word-order rules).
 
+-- The English question words: function words to the write path, and to recall
+-- what opens a question that asks for a value (pymem._asks_for_a_value).
+CREATE OR REPLACE FUNCTION pymem._question_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how'];
+
 CREATE OR REPLACE FUNCTION pymem._function_words()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -10,11 +17,10 @@ RETURN ARRAY[
     'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'from', 'into',
     'about', 'as', 'do', 'does', 'did', 'has', 'have', 'had', 'will', 'would', 'can',
     'could', 'should', 'shall', 'may', 'might', 'must', 'it', 'its', 'these', 'those',
-    'there', 'here', 'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why',
-    'how', 'if', 'than', 'then', 'also', 'just', 'any', 'some', 'all', 'user', 'users',
-    'one'
+    'there', 'here', 'if', 'than', 'then', 'also', 'just', 'any', 'some', 'all', 'user',
+    'users', 'one'
 ]
-|| pymem._determiners() || pymem._pronouns() || pymem._be_and_get()
+|| pymem._question_words() || pymem._determiners() || pymem._pronouns() || pymem._be_and_get()
 || pymem._negation_words();
 
 -- An English word with its inflection folded: plural, -ing, -ed, a doubled

@@ -218,6 +218,49 @@ RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN 1.5;
 
+-- Whether a question asks for a value ("where is Marco staying at the
+-- moment?", "what does Ravi do now?", 老周现在在哪儿？) rather than whether
+-- something holds ("is Ravi back at work yet?", 豆豆还在发烧吗？): it opens
+-- with an English question word or holds a Chinese one (哪, 谁, 什么, 几 but
+-- not 这几天's), and does not end in 吗. Closed-class words of the grammar,
+-- not of any subject.
+CREATE OR REPLACE FUNCTION pymem._asks_for_a_value(query_text text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN (
+    lower(query_text) ~ ('^\W*(' || array_to_string(pymem._question_words(), '|') || ')\M')
+    OR query_text ~ '(什么|啥|哪|谁|(?<!这)几|怎么|怎样|多少)'
+) AND right(rtrim(query_text, ' 　?？!！。.'), 1) <> '吗';
+
+-- What share of the lift of a question about the present (pymem._now_state_lift)
+-- a question asking for a value gives the live states: a state is then one
+-- answer among the user's values, not the likeliest. Chosen on the development
+-- streams D, E, G and H (docs/eval.md): with the whole lift, live states crowded
+-- out the current job or home asked about now ("who does Thandi work for these
+-- days?"); with none, a state asked for by 馒头最近谁在照顾？ was lost; at
+-- half, neither.
+CREATE OR REPLACE FUNCTION pymem._value_question_state_lift()
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 0.5;
+
+-- The lift of live states for a question (a multiple of
+-- settings.recall_state_boost): as a recall without words has it (1), none when
+-- the question does not ask about the present (asks_now), else the lift of a
+-- question about the present, or the part of it a question asking for a value
+-- gives.
+CREATE OR REPLACE FUNCTION pymem._question_state_lift(query_text text, asks_now boolean)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN CASE
+    WHEN nullif(btrim(query_text), '') IS NULL THEN 1.0
+    WHEN NOT asks_now THEN 0.0
+    WHEN pymem._asks_for_a_value(query_text) THEN pymem._value_question_state_lift()
+    ELSE pymem._now_state_lift()
+END;
+
 -- The days a question asks about, when it names them: "on 16 June, 2023",
 -- "June 16th 2023", "in August 2023", "2023-06-16", "2023年6月16日", "6月16日",
 -- "yesterday", "the day before yesterday", "last week", "last weekend",

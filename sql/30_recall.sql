@@ -190,15 +190,11 @@ BEGIN
     END IF;
     v_floor := v_cfg.recall_decay_floor;
     -- a question that gives its words and does not ask about the present gets no
-    -- lift for states, one about the present a larger one (sql/08_stated_time.sql);
-    -- without words, the lift as before
+    -- lift for states, one about the present a larger one, one asking for a value
+    -- about the present a smaller one (sql/08_stated_time.sql); without words, as before
     v_asks_now := nullif(btrim(query_text), '') IS NOT NULL
         AND pymem._asks_about_now(query_text, recall.at);
-    v_boost := CASE
-        WHEN nullif(btrim(query_text), '') IS NULL THEN v_cfg.recall_state_boost
-        WHEN v_asks_now THEN pymem._now_state_lift() * v_cfg.recall_state_boost
-        ELSE 0
-    END;
+    v_boost := pymem._question_state_lift(query_text, v_asks_now) * v_cfg.recall_state_boost;
     -- asked about the present, earlier values are not shown (they pushed what holds
     -- now down) but still lift their current value, as the older of two live values
     -- lifts the newer (a store that retired the old value ranks as one keeping both)

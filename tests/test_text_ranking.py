@@ -216,3 +216,50 @@ def test_a_question_about_now_lifts_live_states_more(store, conn):
 
     assert order("Is Mei in the office right now?") == [near, fact, far]
     assert order("Is Mei in the office on Tuesdays?") == [fact, near, far]
+
+
+def test_a_question_asking_for_a_value_now_lifts_states_less(store, conn):
+    """Asked for a value about the present ("where is Mei right now?"), live states get
+    pymem._value_question_state_lift() (half) of the lift a yes-or-no question about the
+    present gives them: the state 0.12 further than the habit no longer passes it, one
+    0.03 further still does."""
+    fact = add(store, conn, "Mei works at the lab on Tuesdays", at_cosine(0.6, 0, 1), "habit")
+    near = add(store, conn, "Mei is working from home", at_cosine(0.48, 0, 2), "state")
+    close = add(store, conn, "Mei is at her sister's in Ipoh", at_cosine(0.57, 0, 3), "state")
+    (part,) = conn.execute("SELECT pymem._value_question_state_lift()").fetchone()
+    assert part == 0.5
+
+    def order(question):
+        return [h.memory_id for h in store.recall("alice", unit(0), 3, query_text=question)]
+
+    assert order("Is Mei in the office right now?") == [close, near, fact]
+    assert order("Where is Mei right now?") == [close, fact, near]
+    assert order("Mei 现在在哪儿？") == [close, fact, near]
+    assert order("Mei 现在在实验室吗？") == [close, near, fact]
+
+
+@pytest.mark.parametrize(
+    ("question", "for_a_value"),
+    [
+        ("Where is Marco staying at the moment?", True),
+        ("What does Ravi do now?", True),
+        ("who's feeding the cat right now?", True),
+        ("How is Lena getting to school this week?", True),
+        ("Is Ravi back at work yet?", False),
+        ("Does Maricel still eat rice?", False),
+        ("Is Mei going into the office this week, and where?", False),
+        ("老周现在在哪儿？", True),
+        ("这段时间谁在帮 Mei 喂斑马鱼？", True),
+        ("陈晓燕这几天在做什么？", True),
+        ("豆豆这几天去上学了吗？", False),
+        ("这几天能约周建国喝酒吗", False),
+        ("王强还在戒酒吗？", False),
+        ("", False),
+    ],
+)
+def test_a_question_asks_for_a_value_by_its_question_words(conn, question, for_a_value):
+    """An English question word first, a Chinese one anywhere (这几天's 几 is none), and
+    no 吗 at the end."""
+    assert conn.execute("SELECT pymem._asks_for_a_value(%s)", (question,)).fetchone() == (
+        for_a_value,
+    )
