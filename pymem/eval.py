@@ -405,7 +405,7 @@ def run_pymem(
     session, the day it filled, as an app answering ``review_due`` would; this pass
     writes as users of its own (``reviewed:<n>``) in the same store. With
     ``review_floor`` too, every write also queues its nearest neighbour below the related
-    band from that cosine up (users ``below:<n>``)."""
+    band from that cosine up, and its next related one (users ``below:<n>``)."""
     from pymem.store import MemoryStore
 
     prefix = None if not reviewer else (REVIEWED if review_floor is None else BELOW_BAND)
@@ -720,8 +720,9 @@ def format_report(result: dict[str, Any], out: Callable[[str], None] = print) ->
     )
     out(
         f"+below band: the same with review_floor = {result['review_floor']}: the nearest"
-        " neighbour below the related band is queued too, and an event with the standing"
-        " memory nearest it (pymem.kinds.review_against, settings.cross_kind_review_floor)"
+        " neighbour below the related band is queued too, and the next related one, and an"
+        " event with the standing memory nearest it (pymem.kinds.review_against,"
+        " settings.cross_kind_review_floor)"
     )
     paraphrases = result["pymem_decisions_by_label"].get("paraphrase", {})
     if paraphrases:

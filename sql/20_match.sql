@@ -212,7 +212,17 @@ RETURN coalesce(
 -- The decision for one prepared item, without writing anything:
 -- action (duplicate, superseded, inserted), target (the memory that is
 -- reinforced or superseded), matched_id and similarity (also the
--- related neighbour of an insert), and the rule that decided.
+-- related neighbour of an insert), and the rule that decided. With the
+-- below-band queue (on_related = 'review' and a review floor), an insert's
+-- nearest related neighbour of its kind besides matched_id too (also_id,
+-- also_similarity, also_rule): a restatement is often the second nearest,
+-- behind another fact of the same person.
+-- (the columns before the second neighbour, issue 34)
+SELECT pymem._drop_if_columns_differ(
+    'pymem._match(text, pymem.memory_item, pymem.settings)',
+    'TABLE(action text, target_id uuid, matched_id uuid, similarity double precision, '
+    || 'rule text, also_id uuid, also_similarity double precision, also_rule text)'
+);
 CREATE OR REPLACE FUNCTION pymem._match(
     user_id text,
     item pymem.memory_item,
@@ -221,7 +231,10 @@ CREATE OR REPLACE FUNCTION pymem._match(
     OUT target_id uuid,
     OUT matched_id uuid,
     OUT similarity double precision,
-    OUT rule text
+    OUT rule text,
+    OUT also_id uuid,
+    OUT also_similarity double precision,
+    OUT also_rule text
 )
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pymem, public, pg_temp
@@ -451,6 +464,20 @@ BEGIN
     END IF;
     IF matched_id IS NULL THEN
         rule := 'no close memory';
+        RETURN;
+    END IF;
+    IF v_settings.on_related = 'review' AND v_settings.review_floor IS NOT NULL THEN
+        -- the nearest related candidate that is not the one matched
+        SELECT c.ord INTO v_pick
+        FROM unnest(v_ids, v_actions) WITH ORDINALITY AS c (id, action, ord)
+        WHERE c.action = 'related' AND c.id <> matched_id
+        ORDER BY c.ord
+        LIMIT 1;
+        IF found THEN
+            also_id := v_ids[v_pick];
+            also_similarity := v_sims[v_pick];
+            also_rule := v_rules[v_pick];
+        END IF;
     END IF;
 END;
 $$;

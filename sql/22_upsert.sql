@@ -144,6 +144,17 @@ BEGIN
             v_result.rule
         )
         ON CONFLICT DO NOTHING;
+        -- with the below-band queue, the next related neighbour too (pymem._match)
+        IF v_match.also_id IS NOT NULL THEN
+            INSERT INTO pymem.reviews (
+                user_id, cause, memory_id, matched_id, similarity, note
+            )
+            VALUES (
+                user_id, 'related', v_result.memory_id, v_match.also_id,
+                v_match.also_similarity, v_match.also_rule
+            )
+            ON CONFLICT DO NOTHING;
+        END IF;
     END IF;
     IF cardinality(item.contacts) > 0 THEN
         PERFORM pymem._link_memory_contacts(user_id, v_result.memory_id, item.contacts);

@@ -1269,6 +1269,38 @@ def test_below_the_band_a_reviewer_still_sees_the_nearest_neighbour(store, conn)
         conn.execute("UPDATE pymem.settings SET review_floor = 1.5")
 
 
+def test_below_the_band_the_next_related_neighbour_is_queued_too(store):
+    """With the below-band queue, an insert is queued with its nearest related neighbour
+    (matched_id) and with the next one of its kind from the floor up: a restatement is
+    often the second nearest, behind another fact of the same person. Without the floor,
+    one pair a write, as before; the second one's decision moves with the first's."""
+    bees = store.upsert(USER, "Nuno keeps bees on the roof", unit(0))
+    honey = store.upsert(USER, "Nuno sells honey at the Saturday market", unit(1))
+    store.upsert(USER, "Nuno's van is a white Berlingo", unit(2))
+    near_both = 0.7 * unit(0) + 0.6 * unit(1) + math.sqrt(0.15) * unit(3)
+    hives = store.upsert(USER, "Nuno's rooftop hives give him honey to sell", near_both,
+                         review_floor=0.5)  # fmt: skip
+    assert (hives.action, hives.matched_id) == ("inserted", bees.memory_id)
+    queued = {r.matched_id: r for r in store.pending_reviews(USER)}
+    assert set(queued) == {bees.memory_id, honey.memory_id}
+    assert {r.memory_id for r in queued.values()} == {hives.memory_id}
+    assert queued[honey.memory_id].similarity == pytest.approx(0.6)
+    assert queued[honey.memory_id].note == "below the related band, queued for review"
+    # without the floor the pair in the band, alone (a second neighbour below it is not one)
+    other = "bob"
+    first = store.upsert(other, "Nuno keeps bees on the roof", unit(0))
+    store.upsert(other, "Nuno sells honey at the Saturday market", unit(1))
+    related = 0.8 * unit(0) + 0.55 * unit(1) + math.sqrt(1 - 0.64 - 0.3025) * unit(3)
+    one = store.upsert(other, "Nuno's rooftop hives give him honey to sell", related)
+    assert one.matched_id == first.memory_id
+    assert [r.matched_id for r in store.pending_reviews(other)] == [first.memory_id]
+    # the pair with the nearest settled as a duplicate, the second review moves to it
+    store.resolve_review(USER, hives.memory_id, "duplicate", reason="the same hives",
+                         review_id=queued[bees.memory_id].review_id)  # fmt: skip
+    ((moved_review),) = store.pending_reviews(USER)
+    assert (moved_review.memory_id, moved_review.matched_id) == (bees.memory_id, honey.memory_id)
+
+
 def test_with_a_reviewer_an_event_is_checked_against_the_standing_memory_nearest_it(store, conn):
     """pymem.kinds.review_against (migration 0017): with a reviewer and its below-band queue
     (review_floor), an event is queued with its nearest live memory of the kinds it is
