@@ -205,6 +205,22 @@ AS $$
         OR pymem._stated_until(query_text, at) IS NOT NULL
 $$;
 
+-- Whether a question asks about a value before the current one ("where did
+-- Kang live before he moved to KL?", "what job did she have before?",
+-- 调走之前是做什么的, 以前住在哪个区): it says before in so many words.
+-- Recall then ranks the older of two values of one thing above the newer, and
+-- an earlier value above its current one (sql/30_recall.sql): the other way
+-- round, the old value the question asks for was pushed out by the new one
+-- (eight of the 45 questions the development streams missed).
+CREATE OR REPLACE FUNCTION pymem._asks_about_before(query_text text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pymem, public, pg_temp
+RETURN lower(query_text) ~ (
+    '\m(before|previously|formerly|former|used to|in the past|prior to|back then)\M'
+)
+OR query_text ~ '(以前|之前|原来|过去|从前|早先|当初|原先)';
+
 -- How much more a question about the present lifts the states valid at its
 -- instant than a recall without words does (settings.recall_state_boost):
 -- asked what holds now, a live state is the likeliest answer, even when its

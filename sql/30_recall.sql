@@ -8,9 +8,8 @@
 -- the same top-k as a brute-force scan. A memory is scored by its best
 -- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
 -- each wording is a row of the scan, and a memory is returned once.
--- With include_history, the earlier values of live memories lift their
--- current value, and are rows too (superseded_at set, each below its current
--- value; sql/32_earlier_values.sql) unless the question asks about the present.
+-- With include_history, earlier values lift their current value and are rows
+-- too (superseded_at; sql/32_earlier_values.sql) unless asked about the present.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
@@ -34,14 +33,12 @@
 -- negative (then relevance <= s / factor <= s_min, the factor in (0, 1]): the
 -- bound of every row left out is greatest(s_min, s_min * floor). The pool is
 -- the answer when it held every row, or when its k-th exact score is above
--- that bound; otherwise the same statement runs again with a pool 16 times
--- larger, then with every row. Ties and rounding go to another pass, never to
--- a guess. A bound from the relevance alone (the factor's upper end, 1) sent a
--- question whose words every memory holds to a second and a third pass: its
--- words lift every row alike, and the default importance, 0.5, puts the k-th
--- score below the relevance of the rows left out.
+-- that bound; otherwise the statement runs again with a pool 16 times larger,
+-- then with every row. Ties and rounding go to another pass, never to a guess.
+-- A bound from the relevance alone (the factor's upper end, 1) sent questions
+-- whose words every memory holds to a second and third pass.
 -- the signature before the filters (issue 37): an added parameter makes an
--- overload, and a call by the old parameters would then match both
+-- overload, which a call by the old parameters would match too
 DROP FUNCTION IF EXISTS pymem.recall(
     text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz
 );
@@ -112,6 +109,7 @@ DECLARE
     v_has_pending boolean;
     v_has_values boolean;
     v_asks_now boolean;
+    v_asks_past boolean;
     v_history boolean;
     v_named_people uuid [] := '{}';
     v_named uuid [] := '{}';
@@ -195,15 +193,13 @@ BEGIN
     v_asks_now := nullif(btrim(query_text), '') IS NOT NULL
         AND pymem._asks_about_now(query_text, recall.at);
     v_boost := pymem._question_state_lift(query_text, v_asks_now) * v_cfg.recall_state_boost;
-    -- asked about the present, earlier values are not shown (they pushed what holds
-    -- now down) but still lift their current value, as the older of two live values
-    -- lifts the newer (a store that retired the old value ranks as one keeping both)
+    -- asked about the present, earlier values are not shown but still lift their
+    -- current value; asked about before, values rank the other way (08_stated_time)
+    v_asks_past := NOT v_asks_now AND coalesce(pymem._asks_about_before(query_text), FALSE);
     v_history := include_history;
     v_pool := 8 * k + 64;
-    -- one statement (each costs a call): most users have no wordings, and their scan
-    -- is then the memories' alone; two values of one thing are memories that name a
-    -- topic, or a pending review (most stores of apps that set no topic and settle
-    -- their reviews have neither)
+    -- one statement (each costs a call): most users have no wordings (the scan is then
+    -- the memories' alone), and most stores neither topics nor pending reviews
     SELECT
         EXISTS (SELECT FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id),
         EXISTS (
@@ -441,14 +437,13 @@ BEGIN
                 WHERE e.id NOT IN (SELECT best.id FROM best)
                 ORDER BY e.id
             ),
-            -- Two live values of one thing (the same topic, or the write a pending
-            -- review pairs with an earlier memory, unless it was queued for being
-            -- close to what that memory said before: likelier the past said again):
-            -- the newer ranks above the older.
-            -- A memory written or changed later than one of the best (or a holder of
-            -- an earlier value shown) that holds an earlier value of the same thing
-            -- may come from outside the best (its own score is then below the k-th,
-            -- and the pool's proof covers it).
+            -- Two live values of one thing (the same topic, or the write a pending review
+            -- pairs with an earlier memory, unless queued for being close to what that
+            -- memory said before: likelier the past said again): the newer ranks above
+            -- the older (asked about before, the older above: "newer" is then older).
+            -- Such a memory of one of the best (or of a holder of an earlier value
+            -- shown) may come from outside the best (its own score is then below the
+            -- k-th, and the pool's proof covers it).
             newer AS (
                 SELECT DISTINCT ON (h.id)
                     h.ctid AS tid, h.id, NULL::tid AS wtid,
@@ -468,14 +463,15 @@ BEGIN
                     UNION ALL
                     SELECT x.*, x.ctid
                     FROM pymem.reviews AS r
-                    INNER JOIN pymem.memories AS x
-                        ON x.user_id = r.user_id AND x.id = r.memory_id
-                    WHERE v_has_pending AND r.user_id = recall.user_id
-                        AND r.matched_id = o.id AND r.resolved_at IS NULL
+                    INNER JOIN pymem.memories AS x ON x.user_id = r.user_id
+                        AND x.id = CASE WHEN v_asks_past THEN r.matched_id ELSE r.memory_id END
+                    WHERE v_has_pending AND r.user_id = recall.user_id AND r.resolved_at IS NULL
+                        AND CASE WHEN v_asks_past THEN r.memory_id ELSE r.matched_id END = o.id
                         AND NOT pymem._queued_for_said_before(r.cause, r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
-                WHERE v_has_values AND h.updated_at > o.updated_at
+                WHERE v_has_values AND CASE WHEN v_asks_past THEN h.updated_at < o.updated_at
+                        ELSE h.updated_at > o.updated_at END
                     AND h.id NOT IN (SELECT best.id FROM best)
                     AND h.id NOT IN (SELECT holders.id FROM holders)
                     AND (recall.include_cold OR h.tier = 'hot')
@@ -491,13 +487,16 @@ BEGIN
                     )
                 ORDER BY h.id
             ),
-            -- the newer value takes the older one's score when its own is lower, and
-            -- wins the tie: it stands just above the older, and every memory below
-            -- moves down a place; so does a current value above its earlier one
+            -- the newer value takes the older one's score when its own is lower, and wins
+            -- the tie: it stands just above the older, every memory below moves down a
+            -- place; so does a current value above its earlier one (asked about before,
+            -- the older value above the newer, an earlier value above its current one)
             shown AS (
                 SELECT
                     c.tid, c.id, c.wtid, c.vtid, c.strength, c.updated_at,
-                    CASE WHEN c.vtid IS NOT NULL THEN c.final_score ELSE greatest(
+                    CASE WHEN c.vtid IS NOT NULL THEN greatest(c.final_score, (
+                        SELECT max(b.final_score) FROM best AS b WHERE v_asks_past AND b.id = c.id
+                    )) ELSE greatest(
                         (SELECT max(e.final_score) FROM earlier AS e WHERE e.id = c.id),
                     CASE WHEN v_has_values THEN greatest(c.final_score, (
                         -- the older's score after its own earlier values lifted it
@@ -505,12 +504,15 @@ BEGIN
                             SELECT max(e.final_score) FROM earlier AS e WHERE e.id = o.id
                         )))
                         FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
-                        WHERE o.updated_at < c.updated_at AND (
+                        WHERE CASE WHEN v_asks_past THEN o.updated_at > c.updated_at
+                            ELSE o.updated_at < c.updated_at END AND (
                             o.topic = c.topic
                             OR (v_has_pending AND EXISTS (
                                 SELECT FROM pymem.reviews AS r
-                                WHERE r.user_id = recall.user_id AND r.matched_id = o.id
-                                    AND r.memory_id = c.id AND r.resolved_at IS NULL
+                                WHERE r.user_id = recall.user_id AND r.resolved_at IS NULL
+                                    AND ARRAY[r.matched_id, r.memory_id] = CASE
+                                        WHEN v_asks_past THEN ARRAY[c.id, o.id]
+                                        ELSE ARRAY[o.id, c.id] END
                                     AND NOT pymem._queued_for_said_before(r.cause, r.note)
                             ))
                         )
@@ -521,14 +523,14 @@ BEGIN
                     UNION ALL SELECT *, NULL::tid FROM holders
                     UNION ALL SELECT * FROM earlier WHERE NOT v_asks_now
                 ) AS c
-                ORDER BY final_score DESC, c.vtid IS NOT NULL, c.updated_at DESC, c.id, c.vtid
+                ORDER BY final_score DESC, (c.vtid IS NOT NULL) <> v_asks_past,
+                    CASE WHEN v_asks_past THEN c.updated_at END, c.updated_at DESC, c.id, c.vtid
                 LIMIT recall.k
             )
             SELECT
                 v.proven, sc.id, sc.strength, sc.final_score,
                 -- the same arithmetic as the pool's relevance, for the k rows shown
-                -- (k calls: the function, not another inline copy; none without
-                -- query tokens, where each call cost about 7 µs for a 0)
+                -- (k calls of the function, not another inline copy; none without tokens)
                 1 - (coalesce(hv.embedding, w.embedding, m.embedding) <=> recall.query_embedding)
                 AS sim,
                 CASE WHEN v_token_count > 0
@@ -558,7 +560,8 @@ BEGIN
                     OFFSET 0
                 ) AS hv ON TRUE
             ) ON v.proven
-            ORDER BY sc.final_score DESC, sc.vtid IS NOT NULL, sc.updated_at DESC, sc.id, sc.vtid
+            ORDER BY sc.final_score DESC, (sc.vtid IS NOT NULL) <> v_asks_past,
+                CASE WHEN v_asks_past THEN sc.updated_at END, sc.updated_at DESC, sc.id, sc.vtid
         LOOP
             IF NOT v_row.proven THEN
                 -- a pool 16 times larger, then every row: at most three passes

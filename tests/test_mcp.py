@@ -79,8 +79,9 @@ async def session_of_three_facts(client) -> dict:
     homes = [
         (m["content"], m["superseded_at"] is not None) for m in before if "flat" in m["content"]
     ]
+    # asked about before, the earlier value first (pymem._asks_about_before)
     assert homes == [
-        ("Ann lives in a flat in London now", False), ("Ann lives in a flat in Leeds", True),
+        ("Ann lives in a flat in Leeds", True), ("Ann lives in a flat in London now", False),
     ]  # fmt: skip
     plain = answer(await client.call_tool("recall", {"query": "Where did Ann live before?"}))
     assert all(m["superseded_at"] is None for m in plain["memories"])

@@ -13,6 +13,7 @@ current value).
 from __future__ import annotations
 
 from tests.conftest import at_cosine, unit
+from tests.test_text_ranking import written_earlier
 
 USER = "mei"
 LEEDS = "Mei lives in a flat in Leeds"
@@ -66,7 +67,41 @@ def test_a_question_about_the_present_gets_no_earlier_values(store):
     before = store.recall(
         USER, unit(0), query_text="Where did Mei live before?", include_history=True
     )
-    assert shown(before) == [(LONDON, False), (LEEDS, True)]
+    # asked about before, the earlier value takes its current one's place (below)
+    assert shown(before) == [(LEEDS, True), (LONDON, False)]
+
+
+def test_asked_about_before_an_earlier_value_ranks_above_its_current_one(store):
+    """pymem._asks_about_before: the earlier value takes its current value's score and
+    wins the tie, even when the question's vector is the current value's."""
+    moved(store)
+    london = at_cosine(0.6, 0, 1)
+    asked = "Where did Mei live before she moved to London?"
+    hits = store.recall(USER, london, 2, query_text=asked, include_history=True)
+    assert shown(hits) == [(LEEDS, True), (LONDON, False)]
+    assert hits[0].score == hits[1].score
+    plain = store.recall(USER, london, 2, query_text="Where does Mei live?", include_history=True)
+    assert shown(plain) == [(LONDON, False), (LEEDS, True)]
+
+
+def test_asked_about_before_the_older_of_two_live_values_ranks_first(store, conn):
+    """Two live values of one thing (the same topic, their review pending): the newer
+    ranks above the older; asked about before, the older takes the newer's score and wins
+    the tie, from outside the k as the newer does the other way."""
+    old = store.upsert(USER, LEEDS, unit(0), topic="home")
+    new = store.upsert(USER, LONDON, at_cosine(0.6, 0, 1), topic="home")
+    assert new.action == "inserted"  # both live
+    written_earlier(conn, old.memory_id)
+    tea = "Mei drinks green tea every morning"
+    store.upsert(USER, tea, at_cosine(0.5, 1, 3))
+    asked = unit(1)  # London's direction: 0.8 to London, 0 to Leeds, 0.5 to tea
+
+    def contents(question, k):
+        return [h.content for h in store.recall(USER, asked, k, query_text=question)]
+
+    assert contents("Where does Mei live?", 3) == [LONDON, tea, LEEDS]
+    assert contents("Where did Mei live before?", 2) == [LEEDS, LONDON]
+    assert contents("Mei 以前住在哪里？", 1) == [LEEDS]
 
 
 def test_asked_about_the_present_an_earlier_value_still_lifts_its_current_value(store):

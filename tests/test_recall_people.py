@@ -132,7 +132,7 @@ def test_a_wording_the_persons_memory_absorbed_is_lifted_with_it(store):
 
 def test_an_earlier_value_of_the_persons_memory_is_lifted_too(store):
     """Asked about the past, the earlier value of the person's memory is still about them;
-    it stays below its current value."""
+    asked about before, it ranks above its current value (pymem._asks_about_before)."""
     colleague = store.upsert(USER, "Ximena's colleague forecasts storms", at_cosine(0.62, 0, 1))
     job = store.upsert(
         USER, "Her cousin bakes bread", at_cosine(0.55, 0, 2), topic="cousin:job",
@@ -152,7 +152,7 @@ def test_an_earlier_value_of_the_persons_memory_is_lifted_too(store):
             for h in store.recall(USER, QUESTION, 3, query_text=text, include_history=True)
         ]
 
-    before = (job.memory_id, False), (job.memory_id, True)
+    before = (job.memory_id, True), (job.memory_id, False)
     assert asked("what did they do for work before") == [(colleague.memory_id, False), *before]
     assert asked("what did Nacho do for work before") == [*before, (colleague.memory_id, False)]
 

@@ -263,3 +263,21 @@ def test_a_question_asks_for_a_value_by_its_question_words(conn, question, for_a
     assert conn.execute("SELECT pymem._asks_for_a_value(%s)", (question,)).fetchone() == (
         for_a_value,
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "before"),
+    [
+        ("Where did Kang live before he moved to KL?", True),
+        ("What job did Ximena have previously?", True),
+        ("What did Nadia use to drive?", False),
+        ("What car did Nadia used to drive?", True),
+        ("缪玉梅调走之前是做什么的？", True),
+        ("温浩以前住在哪个区？", True),
+        ("Does Marcus buy old records?", False),
+        ("Where does Kang live?", False),
+        ("甘雪琴在哪儿上班？", False),
+    ],
+)
+def test_a_question_asks_about_before_when_it_says_so(conn, question, before):
+    assert conn.execute("SELECT pymem._asks_about_before(%s)", (question,)).fetchone() == (before,)
