@@ -7564,7 +7564,8 @@ BEGIN
             -- Two live values of one thing (the same topic, or the write a pending review
             -- pairs with an earlier memory, unless queued for being close to what that
             -- memory said before: likelier the past said again): the newer ranks above
-            -- the older (asked about before, the older above: "newer" is then older).
+            -- the older (asked about before, of a topic the older above: "newer" is
+            -- then older; a pending review links a pair one way only).
             -- Such a memory of one of the best (or of a holder of an earlier value
             -- shown) may come from outside the best (its own score is then below the
             -- k-th, and the pool's proof covers it).
@@ -7587,10 +7588,10 @@ BEGIN
                     UNION ALL
                     SELECT x.*, x.ctid
                     FROM pymem.reviews AS r
-                    INNER JOIN pymem.memories AS x ON x.user_id = r.user_id
-                        AND x.id = CASE WHEN v_asks_past THEN r.matched_id ELSE r.memory_id END
-                    WHERE v_has_pending AND r.user_id = recall.user_id AND r.resolved_at IS NULL
-                        AND CASE WHEN v_asks_past THEN r.memory_id ELSE r.matched_id END = o.id
+                    INNER JOIN pymem.memories AS x
+                        ON x.user_id = r.user_id AND x.id = r.memory_id
+                    WHERE v_has_pending AND NOT v_asks_past AND r.user_id = recall.user_id
+                        AND r.matched_id = o.id AND r.resolved_at IS NULL
                         AND NOT pymem._queued_for_said_before(r.cause, r.note)
                         AND x.consolidated_into IS NULL AND x.deleted_at IS NULL
                 ) AS h
@@ -7633,10 +7634,9 @@ BEGIN
                             o.topic = c.topic
                             OR (v_has_pending AND EXISTS (
                                 SELECT FROM pymem.reviews AS r
-                                WHERE r.user_id = recall.user_id AND r.resolved_at IS NULL
-                                    AND ARRAY[r.matched_id, r.memory_id] = CASE
-                                        WHEN v_asks_past THEN ARRAY[c.id, o.id]
-                                        ELSE ARRAY[o.id, c.id] END
+                                WHERE NOT v_asks_past AND r.user_id = recall.user_id
+                                    AND r.matched_id = o.id AND r.memory_id = c.id
+                                    AND r.resolved_at IS NULL
                                     AND NOT pymem._queued_for_said_before(r.cause, r.note)
                             ))
                         )

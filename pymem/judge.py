@@ -143,7 +143,7 @@ def parse_batch_response(body: Any, pairs: int) -> list[Verdict | MalformedVerdi
     """The verdict of each of ``pairs`` pairs in a batch's response, in their order; a pair
     the answer gives no usable verdict (none, two, a malformed one) gets the
     :class:`~pymem.review.MalformedVerdict` saying why. An answer that is no JSON object
-    with a list ``verdicts`` raises it."""
+    with a list ``verdicts``, or that numbers a pair outside 1..pairs, raises it."""
     try:
         answer = json_object(message_content(body))
     except MalformedAnswer as exc:
@@ -156,6 +156,11 @@ def parse_batch_response(body: Any, pairs: int) -> list[Verdict | MalformedVerdi
         number = item.get("pair") if isinstance(item, dict) else None
         if isinstance(number, int) and not isinstance(number, bool):
             found.setdefault(number, []).append(item)
+    # a pair number outside 1..pairs means the model numbered them some other way
+    # (from 0, say): every verdict might then sit one pair off, so none is taken
+    strays = sorted(n for n in found if not 1 <= n <= pairs)
+    if strays:
+        raise MalformedVerdict(f"the answer numbers pairs {strays}, asked pairs 1 to {pairs}")
     out: list[Verdict | MalformedVerdict] = []
     for n in range(1, pairs + 1):
         given = found.get(n, [])

@@ -303,7 +303,8 @@ class _Reviewer:
         self._listen_again_at = 0.0  # when a lost listener is tried again
 
     def stop(self) -> None:
-        """Ask ``run_forever`` (or a drain) to end after the review in hand; thread-safe."""
+        """Ask ``run_forever`` (or a drain) to end after the judge call in hand (its reviews
+        applied); thread-safe."""
         self._stop.set()
 
     # -- the steps -------------------------------------------------------------------
@@ -426,7 +427,7 @@ class _Reviewer:
     def _judgement(self, answer: Any) -> _Steps[tuple[Verdict | None, str | None]]:
         """One answer as a verdict with its reason as it will be recorded; or why not."""
         try:
-            if isinstance(answer, BaseException):
+            if isinstance(answer, Exception):
                 raise answer
             found = verdict(answer)
         except Exception as exc:  # any failure of the judge is the review's error

@@ -99,6 +99,8 @@ def test_a_pair_the_answer_leaves_out_or_repeats_stays_queued(fresh_dsn):
         (lambda asked: [("keep_both", "one")], "judge: asked 3 reviews, the judge answered 1"),
         (lambda asked: ("keep_both", "one"), "judge: a judge of several reviews a call returns"),
         (lambda asked: 1 / 0, "judge: ZeroDivisionError: division by zero"),
+        # not an Exception: malformed, never raised out of the worker
+        (lambda asked: [KeyboardInterrupt()] * 3, "judge: a judge returns a Verdict"),
     ],
 )
 def test_an_answer_that_is_no_list_of_one_verdict_a_review_fails_them_all(fresh_dsn, answer, error):
@@ -122,6 +124,29 @@ def test_a_server_answer_without_a_list_of_verdicts_fails_each_pair(fresh_dsn):
     assert (done.judge_calls, done.failed) == (1, 2)
     errors = {r[6] for r in reviews(fresh_dsn)}
     assert len(errors) == 1 and errors.pop().startswith("judge: the answer has no list 'verdicts'")
+
+
+def test_an_answer_numbering_pairs_from_0_decides_none(fresh_dsn):
+    """Numbered 0 to N-1, every verdict might sit one pair off: the call fails whole."""
+    queue_pairs(fresh_dsn, ["ann"], 3)
+
+    def from_zero(request) -> Reply:
+        verdicts = [
+            {"pair": n - 1, "decision": "keep_both", "reason": "distinct"}
+            for n, _ in _pairs_in(request.prompt)
+        ]
+        return content(json.dumps({"verdicts": verdicts}))
+
+    with (
+        ChatServer(from_zero) as server,
+        MemoryStore(fresh_dsn) as store,
+        OpenAIJudge(server.url, "m") as judge,
+    ):
+        done = ReviewWorker(store, judge, reviews_per_call=3, retry_after=60).drain()
+    assert (done.judge_calls, done.failed, done.decided_total) == (1, 3, 0)
+    assert {r[6] for r in reviews(fresh_dsn)} == {
+        "judge: the answer numbers pairs [0], asked pairs 1 to 3"
+    }
 
 
 def test_the_async_worker_asks_several_reviews_a_request(fresh_dsn):
