@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 
 import pytest
@@ -21,6 +22,7 @@ from pymem.judge import (
 )
 from pymem.review import DECISIONS, AsyncReviewWorker, ReviewWorker
 from tests.chat_server import ChatServer, Reply, content
+from tests.conftest import unit
 from tests.test_review_worker import SCRIPT, queue_pairs, reviews
 
 
@@ -147,6 +149,30 @@ def test_an_answer_numbering_pairs_from_0_decides_none(fresh_dsn):
     assert {r[6] for r in reviews(fresh_dsn)} == {
         "judge: the answer numbers pairs [0], asked pairs 1 to 3"
     }
+
+
+def test_a_pair_moved_by_a_decision_of_the_same_call_is_judged_again(fresh_dsn):
+    """A write queued with its two neighbours (the below-band queue): both reviews go in
+    one call; the first decision retires the new memory and moves the second review onto
+    the survivor, a pair the judge never read: given back stale, judged again next."""
+    with MemoryStore(fresh_dsn) as store:
+        bees = store.upsert("ann", "Nuno keeps bees on the roof", unit(0))
+        honey = store.upsert("ann", "Nuno sells honey at the Saturday market", unit(1))
+        both = 0.7 * unit(0) + 0.6 * unit(1) + math.sqrt(0.15) * unit(3)
+        hives = store.upsert("ann", "Nuno's rooftop hives give him honey", both, review_floor=0.5)
+        assert len(store.pending_reviews("ann")) == 2
+        read = []
+
+        def judge(asked):
+            read.append([(r.memory_id, r.matched_id) for r in asked])
+            return [("duplicate" if r.matched_id == bees.memory_id else "keep_both", "x")
+                    for r in asked]  # fmt: skip
+
+        done = ReviewWorker(store, judge, reviews_per_call=2).drain()
+        assert store.pending_reviews("ann") == []
+    assert read[0] == [(hives.memory_id, bees.memory_id), (hives.memory_id, honey.memory_id)]
+    assert read[1] == [(bees.memory_id, honey.memory_id)]
+    assert (done.judge_calls, done.stale, done.decided) == (2, 1, {"duplicate": 1, "keep_both": 1})
 
 
 def test_the_async_worker_asks_several_reviews_a_request(fresh_dsn):
