@@ -223,7 +223,9 @@ class ReviewOutcome:
     read: a write rewrote either memory, another decision moved the review to another
     memory, the claim was given back; given back unjudged, no attempt counted, judged
     again on the next claim), ``taken`` (this reviewer's claim ran out and another
-    reviewer holds or decided the review: nothing applied here, nothing counted)."""
+    reviewer holds or decided the review, or another decision closed it as obsolete: a
+    review moved onto a pair already open, which several reviews a call make common:
+    nothing applied here, nothing counted)."""
 
     review: ClaimedReview
     state: str

@@ -10,6 +10,8 @@ import json
 import math
 import random
 
+import numpy as np
+import psycopg
 import pytest
 
 from pymem import AsyncMemoryStore, MemoryStore
@@ -161,6 +163,12 @@ def test_a_pair_moved_by_a_decision_of_the_same_call_is_judged_again(fresh_dsn):
         both = 0.7 * unit(0) + 0.6 * unit(1) + math.sqrt(0.15) * unit(3)
         hives = store.upsert("ann", "Nuno's rooftop hives give him honey", both, review_floor=0.5)
         assert len(store.pending_reviews("ann")) == 2
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:  # (hives, bees) first
+            conn.execute(
+                "UPDATE pymem.reviews SET created_at = created_at + interval '1 second'"
+                " WHERE memory_id = %s AND matched_id = %s",
+                (hives.memory_id, honey.memory_id),
+            )
         read = []
 
         def judge(asked):
@@ -173,6 +181,43 @@ def test_a_pair_moved_by_a_decision_of_the_same_call_is_judged_again(fresh_dsn):
     assert read[0] == [(hives.memory_id, bees.memory_id), (hives.memory_id, honey.memory_id)]
     assert read[1] == [(bees.memory_id, honey.memory_id)]
     assert (done.judge_calls, done.stale, done.decided) == (2, 1, {"duplicate": 1, "keep_both": 1})
+
+
+def test_a_review_a_decision_of_the_same_call_made_obsolete_is_taken(fresh_dsn):
+    """The second review of a new memory moves, when the first retires it, onto a pair
+    that is already open: closed as obsolete; its verdict is applied by nobody ("taken",
+    said as settled elsewhere), and the open pair stays queued."""
+    with MemoryStore(fresh_dsn) as store:
+        boat = store.upsert("ann", "Nuno restores an old wooden boat", unit(1))
+        a = 0.6 * unit(1) + 0.8 * unit(0)
+        hives = store.upsert("ann", "Nuno keeps bees on the roof", a, review_floor=0.5)
+        assert hives.matched_id == boat.memory_id  # the open pair (hives, boat)
+        new = 0.85 * a + 0.3 * unit(1) + 0.2 * unit(3)
+        new = new / np.linalg.norm(new)
+        assert float(new @ a) > float(new @ unit(1)) >= 0.5
+        honey = store.upsert("ann", "Nuno's rooftop hives", new, review_floor=0.5)
+        assert {
+            r.matched_id for r in store.pending_reviews("ann") if r.memory_id == honey.memory_id
+        } == {hives.memory_id, boat.memory_id}
+        with psycopg.connect(fresh_dsn, autocommit=True) as conn:  # (honey, hives) first
+            conn.execute(
+                "UPDATE pymem.reviews SET created_at = created_at + interval '1 second'"
+                " WHERE memory_id = %s AND matched_id = %s",
+                (honey.memory_id, boat.memory_id),
+            )
+        outcomes = []
+
+        def judge(asked):
+            return [("duplicate" if r.matched_id == hives.memory_id else "keep_both", "x")
+                    for r in asked]  # fmt: skip
+
+        claimed = store.claim_reviews("ann", "other", 1)  # the open pair waits elsewhere
+        assert [(r.memory_id, r.matched_id) for r in claimed] == [(hives.memory_id, boat.memory_id)]
+        done = ReviewWorker(store, judge, reviews_per_call=2, on_outcome=outcomes.append).drain()
+        states = sorted(o.state for o in outcomes)
+        assert states == ["decided", "taken"] and done.taken == 1
+        ((left),) = store.pending_reviews("ann")
+        assert (left.memory_id, left.matched_id) == (hives.memory_id, boat.memory_id)
 
 
 def test_the_async_worker_asks_several_reviews_a_request(fresh_dsn):

@@ -45,7 +45,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         if live:
             sys.stderr.write("\n")
         what = {
-            "taken": f": the claim ran out and another reviewer took it ({o.error})",
+            "taken": ": settled elsewhere, nothing applied here (the claim ran out and another"
+            f" reviewer took it, or another decision made it obsolete): {o.error}",
             "stale": ": the pair changed while the judge read it; given back to be judged"
             f" again, nothing counted ({o.error})",
             "failed": f": the judge failed, nothing recorded (dry run): {o.error}",
