@@ -251,3 +251,22 @@ def test_the_batch_prompt_holds_the_rules_once_and_its_own_answer():
     assert '{"decision": "duplicate"' not in BATCH_SYSTEM_PROMPT
     assert '{"verdicts": [{"pair": 1,' in BATCH_SYSTEM_PROMPT
     assert all(f'"{d}"' in BATCH_SYSTEM_PROMPT for d in DECISIONS)
+
+
+def test_the_memory_worker_asks_several_reviews_a_request(fresh_dsn, embedder):
+    """`pymem worker`'s MemoryWorker takes reviews_per_call as the review worker does: its
+    own judge (the same model, metered) sends the pairs in one request."""
+    from pymem.chat import ChatClient
+    from pymem.worker import MemoryWorker
+
+    pairs = queue_pairs(fresh_dsn, ["ann"], 3)
+    with (
+        ChatServer(batch_script(pairs)) as server,
+        ChatClient(server.url, "m") as chat,
+        MemoryStore(fresh_dsn) as store,
+    ):
+        w = MemoryWorker(store, chat, embedder, jobs=["review"], reviews_per_call=3)
+        w.drain()
+    assert [len(_pairs_in(r.prompt)) for r in server.requests] == [3]
+    assert server.requests[0].body["response_format"]["json_schema"]["name"] == "pymem_review_batch"
+    assert w.counts.reviews.decided_total == 3
