@@ -1,7 +1,6 @@
--- The read path: ranked recall and touch. The scores it ranks by are
--- sql/29_scores.sql's, the words' weights sql/29_term_weights.sql's, the
--- earlier values it may return sql/32_earlier_values.sql's, how its statement
--- is planned sql/33_recall_plans.sql's.
+-- The read path: ranked recall and touch. The scores it ranks by are sql/29_scores.sql's, the
+-- words' weights sql/29_term_weights.sql's, the earlier values it may return
+-- sql/32_earlier_values.sql's, how its statement is planned sql/33_recall_plans.sql's.
 
 -- Ranked recall of one user's live memories. Exact: every live memory of
 -- the user is scored (btree on user_id, no ANN index), so the result is
@@ -22,28 +21,24 @@
 -- slot each (pymem._found_weight): a function with a sub-select is not
 -- inlined, and a call per row doubles its cost; a test holds the two equal.
 --
--- Lean by measurement (docs/scaling.md, "Locality"): decay_score is at most
--- the importance (importance * exp(-rate * age), rate and age >= 0), so the
--- scan sorts by s = pymem._ranked(relevance, floor, importance), computed from
--- the columns up to the importance, and keeps the 8k + 64 rows of the highest
--- s; the decay, the kinds' rates and the wide columns are read for those rows
--- alone, by ctid, and the relevance again as s over the factor. A row left out
--- (its s at most the pool's smallest, s_min) scores at most its s when its
--- relevance is >= 0, and at most relevance * floor <= s_min * floor when it is
--- negative (then relevance <= s / factor <= s_min, the factor in (0, 1]): the
--- bound of every row left out is greatest(s_min, s_min * floor). The pool is
--- the answer when it held every row, or when its k-th exact score is above
--- that bound; otherwise the statement runs again with a pool 16 times larger,
--- then with every row. Ties and rounding go to another pass, never to a guess.
--- A bound from the relevance alone (the factor's upper end, 1) sent questions
--- whose words every memory holds to a second and third pass.
--- the signature before the filters (issue 37): an added parameter makes an
--- overload, which a call by the old parameters would match too
+-- Lean by measurement (docs/scaling.md, "Locality"): decay_score is at most the importance
+-- (importance * exp(-rate * age), rate and age >= 0), so the scan sorts by s =
+-- pymem._ranked(relevance, floor, importance), computed from the columns up to the importance, and
+-- keeps the 8k + 64 rows of the highest s; the decay, the kinds' rates and the wide columns are
+-- read for those rows alone, by ctid, and the relevance again as s over the factor. A row left out
+-- (its s at most the pool's smallest, s_min) scores at most its s when its relevance is >= 0, and
+-- at most relevance * floor <= s_min * floor when it is negative (then relevance <= s / factor <=
+-- s_min, the factor in (0, 1]): the bound of every row left out is greatest(s_min, s_min * floor).
+-- The pool is the answer when it held every row, or when its k-th exact score is above that bound;
+-- otherwise the statement runs again with a pool 16 times larger, then with every row. Ties and
+-- rounding go to another pass, never to a guess. A bound from the relevance alone (the factor's
+-- upper end, 1) sent questions whose words every memory holds to a second and third pass.
+-- The signatures before the filters (issue 37) and before include_history (issue 34),
+-- whose rows carry superseded_at: an added parameter makes an overload, which a call
+-- by the old parameters would match too.
 DROP FUNCTION IF EXISTS pymem.recall(
     text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz
-);
--- and before include_history (issue 34), whose rows carry superseded_at
-DROP FUNCTION IF EXISTS pymem.recall(
+), pymem.recall(
     text, vector, integer, text, text[], boolean, double precision, boolean, timestamptz,
     jsonb, timestamptz, timestamptz, text[]
 );
@@ -444,16 +439,20 @@ BEGIN
             -- then older; a pending review links a pair one way only).
             -- Such a memory of one of the best (or of a holder of an earlier value
             -- shown) may come from outside the best (its own score is then below the
-            -- k-th, and the pool's proof covers it).
+            -- k-th, and the pool's proof covers it); only the k of them that rank first
+            -- at shown's lifted score can be shown (many open reviews brought hundreds).
             newer AS (
-                SELECT DISTINCT ON (h.id)
+                SELECT n.tid, n.id, n.wtid, n.strength, n.final_score, n.topic, n.updated_at
+                FROM (SELECT DISTINCT ON (h.id)
                     h.ctid AS tid, h.id, NULL::tid AS wtid,
                     pymem.decay_score(
                         h.importance,
                         coalesce(h.decay_rate, (v_rates ->> h.kind)::double precision),
                         h.last_access_at, recall.at
                     ) AS strength,
-                    NULL::double precision AS final_score, h.topic, h.updated_at
+                    NULL::double precision AS final_score, h.topic, h.updated_at,
+                    greatest(o.final_score, (SELECT max(e.final_score) FROM earlier AS e
+                        WHERE e.id = o.id)) AS lift
                 FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
                 CROSS JOIN LATERAL (
                     SELECT x.*, x.ctid
@@ -486,7 +485,9 @@ BEGIN
                         recall.min_similarity IS NULL
                         OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
                     )
-                ORDER BY h.id
+                ORDER BY h.id, lift DESC) AS n
+                ORDER BY n.lift DESC, CASE WHEN v_asks_past THEN n.updated_at END, n.updated_at DESC, n.id
+                LIMIT recall.k
             ),
             -- the newer value takes the older one's score when its own is lower, and wins
             -- the tie: it stands just above the older, every memory below moves down a

@@ -211,3 +211,38 @@ def test_only_a_value_a_newer_one_replaced_is_an_earlier_value(store):
     assert shown(store.recall("ann", unit(5), include_history=True)) == [
         ("Ann likes green tea", False)
     ]
+
+
+def test_of_many_values_newer_than_a_best_one_the_k_that_rank_first_are_shown(store, conn):
+    """Six later values of Mei's home (none close to the question) each take Leeds's score:
+    recall keeps only the k of them that can be shown, and they are the newest, above Leeds;
+    asked about before, the six are earlier than Leeds and the oldest come first."""
+    leeds = store.upsert(USER, LEEDS, unit(0), topic="home")
+    homes = []
+    for i, town in enumerate(["York", "Hull", "Bath", "Ely", "Wells", "Ripon"]):
+        w = store.upsert(USER, f"Mei lives in {town}", unit(2 + i), topic="home")
+        assert w.action == "inserted"
+        homes.append((w.memory_id, f"Mei lives in {town}"))
+    store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.9, 0, 9))
+    store.upsert(USER, "Mei has a cat called Miso", at_cosine(0.8, 0, 10))
+
+    def dated(days_by_id):
+        for memory_id, days in days_by_id.items():
+            conn.execute(
+                "UPDATE pymem.memories SET updated_at = now() + make_interval(days => %s)"
+                " WHERE id = %s",
+                (days, memory_id),
+            )
+
+    def contents(k, question=None):
+        return [h.content for h in store.recall(USER, unit(0), k, query_text=question)]
+
+    # Leeds first, then York ... Ripon, a day apart
+    dated({leeds.memory_id: 0, **{m: 1 + i for i, (m, _) in enumerate(homes)}})
+    newest = [text for _, text in reversed(homes)]
+    assert contents(3) == newest[:3]
+    assert contents(8) == [*newest, LEEDS, "Mei drinks green tea every morning"]
+    # York ... Ripon first, Leeds last: asked about before, the oldest values first
+    dated({leeds.memory_id: 10})
+    oldest = [text for _, text in homes]
+    assert contents(3, "Where did Mei live before?") == oldest[:3]
