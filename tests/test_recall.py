@@ -920,3 +920,43 @@ def test_a_valid_state_is_lifted_only_for_a_question_about_the_present(
     hits = store.recall(user, query, k=2, query_text=question)
     first = state if about_now else job
     assert hits[0].memory_id == first.memory_id
+
+
+@pytest.mark.parametrize("table", ["reviews", "memory_wordings"])
+def test_one_users_many_rows_never_make_another_users_recall_read_the_whole_table(sql, table):
+    """recall asks first whether the user has wordings, open reviews or values of a topic,
+    planned once for every user. With one user holding every row of such a table (its
+    statistics then say any user has them all), an EXISTS read the whole table for any
+    other user: 4 ms a question beside 59k open reviews of someone else. Each probe reads
+    the first entry of its index; the scans of the table in this transaction say so. (The
+    memories themselves are read by a scan a small table may rightly take.)"""
+    sql.execute(
+        "INSERT INTO pymem.memories (user_id, kind, content, embedding, topic)"
+        " SELECT 'holder', 'fact', 'note ' || i, array_fill(0.1, ARRAY[%s])::vector, 't' || i"
+        " FROM generate_series(1, 60) AS i",
+        (DIM,),
+    )
+    sql.execute(
+        "INSERT INTO pymem.reviews (user_id, cause, memory_id, matched_id, similarity)"
+        " SELECT 'holder', 'related', a.id, b.id, 0.8 FROM pymem.memories AS a"
+        " JOIN pymem.memories AS b ON b.user_id = a.user_id AND b.id <> a.id"
+        " WHERE a.user_id = 'holder'"
+    )
+    sql.execute(
+        "INSERT INTO pymem.memory_wordings (user_id, memory_id, content, embedding, content_md5)"
+        " SELECT m.user_id, m.id, 'said ' || w, m.embedding, md5(m.content)"
+        " FROM pymem.memories AS m, generate_series(1, 50) AS w WHERE m.user_id = 'holder'"
+    )
+    sql.execute(f"ANALYZE pymem.{table}")
+    add(MemoryStore(sql), sql, "Mei lives in Leeds", unit(0), user="mei")
+
+    def scans() -> int:
+        return sql.execute(
+            "SELECT coalesce(sum(seq_scan), 0) FROM pg_stat_xact_user_tables"
+            " WHERE relid = %s::regclass",
+            (f"pymem.{table}",),
+        ).fetchone()[0]
+
+    before = scans()
+    sql.execute("SELECT * FROM pymem.recall('mei', %s, 5)", (unit(0),)).fetchall()
+    assert scans() == before
