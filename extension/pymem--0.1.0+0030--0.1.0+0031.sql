@@ -6,9 +6,10 @@
 -- pymem 0031: a marker. This release changes functions only (sql/): of the live values
 -- newer than one of recall's best rows (the same topic, or a pending review's write),
 -- recall lifts only the k that can be shown (a memory with many open reviews brought in
--- hundreds, each lifted again), and its probes for wordings, open reviews and topics read
--- an index (one user holding a whole table made every other user's recall read all of
--- it). yoyo runs post-apply.py, which loads sql/, only when a
+-- hundreds, each lifted again), its probes for wordings, open reviews and topics read an
+-- index and the weights of a question's words read wordings only for a user who has some
+-- (one user holding a whole table made every other user's recall read all of it). yoyo
+-- runs post-apply.py, which loads sql/, only when a
 -- migration applies: without a marker, a store upgraded with plain `yoyo apply` would
 -- keep the old recall (`pymem migrate` loads sql/ on every run).
 -- depends: 0030.asked-about-before
@@ -5810,8 +5811,12 @@ RETURN 16;
 -- pymem._token_slots() tokens, a count per slot. The rows are read by plain
 -- SQL, not through an SQL function: Citus cannot plan a parameterized SQL
 -- function over its distributed tables.
+-- (the signature before with_wordings: a call by its three arguments would match both)
+DROP FUNCTION IF EXISTS pymem._term_weights(text, text[], boolean);
+
 CREATE OR REPLACE FUNCTION pymem._term_weights(
-    of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
+    of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE,
+    with_wordings boolean DEFAULT TRUE
 )
 RETURNS double precision[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -5859,8 +5864,10 @@ BEGIN
             SELECT pymem._searchable(w.content, h.topic) AS content
             FROM pymem.memory_wordings AS w
             INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+            -- asked only when the user has wordings: planned once for every user, the
+            -- join read every wording of the store when one user held them all
             WHERE
-                w.user_id = of_user
+                with_wordings AND w.user_id = of_user
                 AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
                 AND (with_cold OR h.tier = 'hot')
                 AND w.content_md5 = md5(h.content)
@@ -6049,8 +6056,22 @@ BEGIN
     END IF;
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
+    -- one statement (each costs a call; most users have no wordings, most stores neither
+    -- topics nor pending reviews), each probe the first entry of an index in its order: an
+    -- EXISTS, planned once for every user, scanned the whole table when one user held it all
+    SELECT
+        (SELECT TRUE FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
+            ORDER BY w.memory_id LIMIT 1) IS NOT NULL,
+        (SELECT TRUE FROM pymem.reviews AS r WHERE r.user_id = recall.user_id
+            AND r.resolved_at IS NULL ORDER BY r.created_at LIMIT 1) IS NOT NULL,
+        (SELECT TRUE FROM pymem.memories AS h WHERE h.user_id = recall.user_id
+            AND h.topic IS NOT NULL AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+            ORDER BY h.topic LIMIT 1) IS NOT NULL
+    INTO v_has_wordings, v_has_pending, v_has_values;
     IF v_weight > 0 THEN
-        v_token_weights := pymem._term_weights(recall.user_id, v_tokens, recall.include_cold);
+        v_token_weights := pymem._term_weights(
+            recall.user_id, v_tokens, recall.include_cold, v_has_wordings
+        );
         v_weight_total := (SELECT sum(x) FROM unnest(v_token_weights) AS x);
     END IF;
     IF query_text IS NOT NULL THEN
@@ -6092,18 +6113,6 @@ BEGIN
     v_asks_past := NOT v_asks_now AND coalesce(pymem._asks_about_before(query_text), FALSE);
     v_history := include_history;
     v_pool := 8 * k + 64;
-    -- one statement (each costs a call; most users have no wordings, most stores neither
-    -- topics nor pending reviews), each probe the first entry of an index in its order: an
-    -- EXISTS, planned once for every user, scanned the whole table when one user held it all
-    SELECT
-        (SELECT TRUE FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
-            ORDER BY w.memory_id LIMIT 1) IS NOT NULL,
-        (SELECT TRUE FROM pymem.reviews AS r WHERE r.user_id = recall.user_id
-            AND r.resolved_at IS NULL ORDER BY r.created_at LIMIT 1) IS NOT NULL,
-        (SELECT TRUE FROM pymem.memories AS h WHERE h.user_id = recall.user_id
-            AND h.topic IS NOT NULL AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-            ORDER BY h.topic LIMIT 1) IS NOT NULL
-    INTO v_has_wordings, v_has_pending, v_has_values;
     v_has_values := v_has_values OR v_has_pending;
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:

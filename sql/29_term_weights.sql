@@ -43,8 +43,11 @@ RETURN 16;
 -- pymem._token_slots() tokens, a count per slot. The rows are read by plain
 -- SQL, not through an SQL function: Citus cannot plan a parameterized SQL
 -- function over its distributed tables.
+-- (the signature before with_wordings: a call by its three arguments would match both)
+DROP FUNCTION IF EXISTS pymem._term_weights(text, text[], boolean);
 CREATE OR REPLACE FUNCTION pymem._term_weights(
-    of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE
+    of_user text, query_tokens text[], with_cold boolean DEFAULT FALSE,
+    with_wordings boolean DEFAULT TRUE
 )
 RETURNS double precision[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -92,8 +95,10 @@ BEGIN
             SELECT pymem._searchable(w.content, h.topic) AS content
             FROM pymem.memory_wordings AS w
             INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
+            -- asked only when the user has wordings: planned once for every user, the
+            -- join read every wording of the store when one user held them all
             WHERE
-                w.user_id = of_user
+                with_wordings AND w.user_id = of_user
                 AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
                 AND (with_cold OR h.tier = 'hot')
                 AND w.content_md5 = md5(h.content)

@@ -150,8 +150,22 @@ BEGIN
     END IF;
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;
+    -- one statement (each costs a call; most users have no wordings, most stores neither
+    -- topics nor pending reviews), each probe the first entry of an index in its order: an
+    -- EXISTS, planned once for every user, scanned the whole table when one user held it all
+    SELECT
+        (SELECT TRUE FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
+            ORDER BY w.memory_id LIMIT 1) IS NOT NULL,
+        (SELECT TRUE FROM pymem.reviews AS r WHERE r.user_id = recall.user_id
+            AND r.resolved_at IS NULL ORDER BY r.created_at LIMIT 1) IS NOT NULL,
+        (SELECT TRUE FROM pymem.memories AS h WHERE h.user_id = recall.user_id
+            AND h.topic IS NOT NULL AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
+            ORDER BY h.topic LIMIT 1) IS NOT NULL
+    INTO v_has_wordings, v_has_pending, v_has_values;
     IF v_weight > 0 THEN
-        v_token_weights := pymem._term_weights(recall.user_id, v_tokens, recall.include_cold);
+        v_token_weights := pymem._term_weights(
+            recall.user_id, v_tokens, recall.include_cold, v_has_wordings
+        );
         v_weight_total := (SELECT sum(x) FROM unnest(v_token_weights) AS x);
     END IF;
     IF query_text IS NOT NULL THEN
@@ -193,18 +207,6 @@ BEGIN
     v_asks_past := NOT v_asks_now AND coalesce(pymem._asks_about_before(query_text), FALSE);
     v_history := include_history;
     v_pool := 8 * k + 64;
-    -- one statement (each costs a call; most users have no wordings, most stores neither
-    -- topics nor pending reviews), each probe the first entry of an index in its order: an
-    -- EXISTS, planned once for every user, scanned the whole table when one user held it all
-    SELECT
-        (SELECT TRUE FROM pymem.memory_wordings AS w WHERE w.user_id = recall.user_id
-            ORDER BY w.memory_id LIMIT 1) IS NOT NULL,
-        (SELECT TRUE FROM pymem.reviews AS r WHERE r.user_id = recall.user_id
-            AND r.resolved_at IS NULL ORDER BY r.created_at LIMIT 1) IS NOT NULL,
-        (SELECT TRUE FROM pymem.memories AS h WHERE h.user_id = recall.user_id
-            AND h.topic IS NOT NULL AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
-            ORDER BY h.topic LIMIT 1) IS NOT NULL
-    INTO v_has_wordings, v_has_pending, v_has_values;
     v_has_values := v_has_values OR v_has_pending;
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL:
