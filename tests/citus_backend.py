@@ -156,6 +156,9 @@ SKIP: dict[str, dict[str, str]] = {
         "test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity": (_WORKER_PLANS),
         # on Citus the plan cache chooses (test_citus.py: no node's recall forces the generic)
         "test_the_ranking_statement_is_planned_once_per_session": _WORKER_PLANS,
+        "test_one_users_many_rows_never_make_another_users_recall_read_the_whole_table": (
+            _WORKER_PLANS
+        ),
         "test_touches_and_decay_are_still_hot_updates": _WORKER_PLANS,
         "test_floor_keeps_a_highly_similar_old_memory_above_an_unrelated_fresh_one": _CLOCKS,
         "test_higher_importance_ranks_higher_at_equal_similarity_and_age": _CLOCKS,
