@@ -223,8 +223,10 @@ def test_of_many_values_newer_than_a_best_one_the_k_that_rank_first_are_shown(st
         w = store.upsert(USER, f"Mei lives in {town}", unit(2 + i), topic="home")
         assert w.action == "inserted"
         homes.append((w.memory_id, f"Mei lives in {town}"))
-    store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.9, 0, 9))
-    store.upsert(USER, "Mei has a cat called Miso", at_cosine(0.8, 0, 10))
+    # close to Leeds, so each waits in a review with it: written before it, neither is a
+    # newer value of it
+    tea = store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.9, 0, 9))
+    cat = store.upsert(USER, "Mei has a cat called Miso", at_cosine(0.8, 0, 10))
 
     def dated(days_by_id):
         for memory_id, days in days_by_id.items():
@@ -238,7 +240,8 @@ def test_of_many_values_newer_than_a_best_one_the_k_that_rank_first_are_shown(st
         return [h.content for h in store.recall(USER, unit(0), k, query_text=question)]
 
     # Leeds first, then York ... Ripon, a day apart
-    dated({leeds.memory_id: 0, **{m: 1 + i for i, (m, _) in enumerate(homes)}})
+    dated({tea.memory_id: -1, cat.memory_id: -1, leeds.memory_id: 0})
+    dated({m: 1 + i for i, (m, _) in enumerate(homes)})
     newest = [text for _, text in reversed(homes)]
     assert contents(3) == newest[:3]
     assert contents(8) == [*newest, LEEDS, "Mei drinks green tea every morning"]
