@@ -7,8 +7,9 @@
 -- newer than one of recall's best rows (the same topic, or a pending review's write),
 -- recall lifts only the k that can be shown (a memory with many open reviews brought in
 -- hundreds, each lifted again), its probes for wordings, open reviews and topics read an
--- index and the weights of a question's words read wordings only for a user who has some
--- (one user holding a whole table made every other user's recall read all of it). yoyo
+-- index and the weights of a question's words read a user's wordings from the user's
+-- memories (one user holding a whole table made every other user's recall read all of
+-- it); at a lexical weight of 0 a question's words no longer make every score NULL. yoyo
 -- runs post-apply.py, which loads sql/, only when a
 -- migration applies: without a marker, a store upgraded with plain `yoyo apply` would
 -- keep the old recall (`pymem migrate` loads sql/ on every run).
@@ -5862,15 +5863,22 @@ BEGIN
                 AND (with_cold OR h.tier = 'hot')
             UNION ALL
             SELECT pymem._searchable(w.content, h.topic) AS content
-            FROM pymem.memory_wordings AS w
-            INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
-            -- asked only when the user has wordings: planned once for every user, the
-            -- join read every wording of the store when one user held them all
+            FROM pymem.memories AS h
+            -- from the user's memories, a lookup each (OFFSET 0: not flattened), and only
+            -- when the user has wordings: planned once for every user, a join from the
+            -- wordings read every wording of the store when one user held them all
+            CROSS JOIN LATERAL (
+                SELECT x.content FROM pymem.memory_wordings AS x
+                -- (the user named again: Citus routes a statement every table of which
+                -- names its user)
+                WHERE x.user_id = of_user AND x.memory_id = h.id
+                    AND x.content_md5 = md5(h.content)
+                OFFSET 0
+            ) AS w
             WHERE
-                with_wordings AND w.user_id = of_user
+                with_wordings AND h.user_id = of_user
                 AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
                 AND (with_cold OR h.tier = 'hot')
-                AND w.content_md5 = md5(h.content)
         ) AS s;
         v_counts := v_counts || v_found[1:cardinality(v_slots)];
     END LOOP;
@@ -6045,13 +6053,14 @@ BEGIN
         kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
     END IF;
-    -- its words are matched against every candidate's content
+    -- its words are matched against every candidate's content (not at a lexical weight
+    -- of 0: they count for nothing, and their weights, not read, made every score NULL)
     IF length(query_text) > pymem._max_query_chars() THEN
         RAISE EXCEPTION 'query_text is % characters long, the maximum is %', length(query_text),
             pymem._max_query_chars()
             USING ERRCODE = 'PM006', HINT = 'Pass the question, not the conversation.';
     END IF;
-    IF query_text IS NOT NULL THEN
+    IF query_text IS NOT NULL AND v_cfg.recall_lexical_weight > 0 THEN
         v_tokens := pymem._query_tokens(query_text);
     END IF;
     v_token_count := cardinality(v_tokens);
@@ -6391,14 +6400,13 @@ BEGIN
                         recall.min_similarity IS NULL
                         OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
                     )
-                ORDER BY h.id, lift DESC) AS n
+                ORDER BY h.id, lift DESC NULLS LAST) AS n
                 ORDER BY n.lift DESC, CASE WHEN v_asks_past THEN n.updated_at END, n.updated_at DESC, n.id
                 LIMIT recall.k
             ),
-            -- the newer value takes the older one's score when its own is lower, and wins
-            -- the tie: it stands just above the older, every memory below moves down a
-            -- place; so does a current value above its earlier one (asked about before,
-            -- the older value above the newer, an earlier value above its current one)
+            -- the newer value takes the older one's score when its own is lower, and wins the
+            -- tie: it stands just above the older, every memory below moves down a place; so
+            -- does a current value above its earlier one (asked about before, the other way)
             shown AS (
                 SELECT
                     c.tid, c.id, c.wtid, c.vtid, c.strength, c.updated_at,

@@ -93,15 +93,22 @@ BEGIN
                 AND (with_cold OR h.tier = 'hot')
             UNION ALL
             SELECT pymem._searchable(w.content, h.topic) AS content
-            FROM pymem.memory_wordings AS w
-            INNER JOIN pymem.memories AS h ON w.user_id = h.user_id AND w.memory_id = h.id
-            -- asked only when the user has wordings: planned once for every user, the
-            -- join read every wording of the store when one user held them all
+            FROM pymem.memories AS h
+            -- from the user's memories, a lookup each (OFFSET 0: not flattened), and only
+            -- when the user has wordings: planned once for every user, a join from the
+            -- wordings read every wording of the store when one user held them all
+            CROSS JOIN LATERAL (
+                SELECT x.content FROM pymem.memory_wordings AS x
+                -- (the user named again: Citus routes a statement every table of which
+                -- names its user)
+                WHERE x.user_id = of_user AND x.memory_id = h.id
+                    AND x.content_md5 = md5(h.content)
+                OFFSET 0
+            ) AS w
             WHERE
-                with_wordings AND w.user_id = of_user
+                with_wordings AND h.user_id = of_user
                 AND h.consolidated_into IS NULL AND h.deleted_at IS NULL
                 AND (with_cold OR h.tier = 'hot')
-                AND w.content_md5 = md5(h.content)
         ) AS s;
         v_counts := v_counts || v_found[1:cardinality(v_slots)];
     END LOOP;

@@ -139,13 +139,14 @@ BEGIN
         kinds := ARRAY(SELECT pymem._word(x) FROM unnest(kinds) AS x);
         PERFORM pymem._kind(x) FROM unnest(kinds) AS x;
     END IF;
-    -- its words are matched against every candidate's content
+    -- its words are matched against every candidate's content (not at a lexical weight
+    -- of 0: they count for nothing, and their weights, not read, made every score NULL)
     IF length(query_text) > pymem._max_query_chars() THEN
         RAISE EXCEPTION 'query_text is % characters long, the maximum is %', length(query_text),
             pymem._max_query_chars()
             USING ERRCODE = 'PM006', HINT = 'Pass the question, not the conversation.';
     END IF;
-    IF query_text IS NOT NULL THEN
+    IF query_text IS NOT NULL AND v_cfg.recall_lexical_weight > 0 THEN
         v_tokens := pymem._query_tokens(query_text);
     END IF;
     v_token_count := cardinality(v_tokens);
@@ -485,14 +486,13 @@ BEGIN
                         recall.min_similarity IS NULL
                         OR 1 - (h.embedding <=> recall.query_embedding) >= recall.min_similarity
                     )
-                ORDER BY h.id, lift DESC) AS n
+                ORDER BY h.id, lift DESC NULLS LAST) AS n
                 ORDER BY n.lift DESC, CASE WHEN v_asks_past THEN n.updated_at END, n.updated_at DESC, n.id
                 LIMIT recall.k
             ),
-            -- the newer value takes the older one's score when its own is lower, and wins
-            -- the tie: it stands just above the older, every memory below moves down a
-            -- place; so does a current value above its earlier one (asked about before,
-            -- the older value above the newer, an earlier value above its current one)
+            -- the newer value takes the older one's score when its own is lower, and wins the
+            -- tie: it stands just above the older, every memory below moves down a place; so
+            -- does a current value above its earlier one (asked about before, the other way)
             shown AS (
                 SELECT
                     c.tid, c.id, c.wtid, c.vtid, c.strength, c.updated_at,

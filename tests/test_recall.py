@@ -962,3 +962,57 @@ def test_one_users_many_rows_never_make_another_users_recall_read_the_whole_tabl
         sql.execute("SELECT * FROM pymem.recall('mei', %s, 5, %s)", (unit(0), question))
         # one look at the first entry of an index, and nothing else of the table
         assert scans() == (seq, idx + 1), question
+
+
+def test_a_user_with_one_wording_reads_only_their_own(sql):
+    """The weights of a question's words count the user's wordings too, read from the
+    user's memories, a lookup each. (Beside 60,000 wordings of another user, a join from
+    the wordings read them all, 34 ms a question: docs/history/benchmarks.md; at this
+    test's 3,000 rows no plan reads the table whole, so the scans only say it stays so.)"""
+    sql.execute(
+        "INSERT INTO pymem.memories (user_id, kind, content, embedding)"
+        " SELECT 'holder', 'fact', 'note ' || i, array_fill(0.1, ARRAY[%s])::vector"
+        " FROM generate_series(1, 60) AS i",
+        (DIM,),
+    )
+    sql.execute(
+        "INSERT INTO pymem.memory_wordings (user_id, memory_id, content, embedding, content_md5)"
+        " SELECT m.user_id, m.id, 'said ' || w, m.embedding, md5(m.content)"
+        " FROM pymem.memories AS m, generate_series(1, 50) AS w WHERE m.user_id = 'holder'"
+    )
+    sql.execute("ANALYZE pymem.memory_wordings")
+    mei = add(MemoryStore(sql), sql, "Mei lives in Leeds", unit(0), user="mei")
+    sql.execute(
+        "INSERT INTO pymem.memory_wordings (user_id, memory_id, content, embedding, content_md5)"
+        " SELECT user_id, id, 'Mei has a flat in Leeds', embedding, md5(content)"
+        " FROM pymem.memories WHERE id = %s",
+        (mei,),
+    )
+
+    def scans() -> int:
+        return sql.execute(
+            "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relid = %s::regclass",
+            ("pymem.memory_wordings",),
+        ).fetchone()[0]
+
+    before = scans()
+    (found,) = sql.execute(
+        "SELECT lexical FROM pymem.recall('mei', %s, 5, 'where is the flat')", (unit(0),)
+    ).fetchall()
+    assert found[0] > 0  # "flat", found in the wording
+    assert scans() == before
+
+
+def test_at_a_lexical_weight_of_0_a_question_with_words_ranks_by_vector(sql):
+    """The words count for nothing at recall_lexical_weight 0 (a weight the settings
+    allow): every score was NULL, shown as 0, the order arbitrary."""
+    store = MemoryStore(sql)
+    add(store, sql, "Mei lives in Leeds", unit(0), user="mei")
+    add(store, sql, "Mei drinks green tea", at_cosine(0.5, 0, 1), user="mei")
+    sql.execute("UPDATE pymem.settings SET recall_lexical_weight = 0")
+    rows = sql.execute(
+        "SELECT content, score, lexical FROM pymem.recall('mei', %s, 5, %s)",
+        (unit(0), "where does Mei drink tea"),
+    ).fetchall()
+    assert [r[0] for r in rows] == ["Mei lives in Leeds", "Mei drinks green tea"]
+    assert rows[0][1] > rows[1][1] > 0 and all(r[2] == 0 for r in rows)
