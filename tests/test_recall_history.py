@@ -249,3 +249,34 @@ def test_of_many_values_newer_than_a_best_one_the_k_that_rank_first_are_shown(st
     dated({leeds.memory_id: 10})
     oldest = [text for _, text in homes]
     assert contents(3, "Where did Mei live before?") == oldest[:3]
+
+
+def test_a_newer_value_of_two_best_ones_is_cut_at_the_higher_of_their_scores(store, conn):
+    """Bath (0.5 to the question) and Leeds (1.0) are both among the best; York, Hull and
+    Ely came after both, Otley after Leeds only. Each later value stands at the best
+    score of the values it is newer than (Leeds's), so the newest three are shown; a cut
+    at the lower score (Bath's) kept Otley in place of York, and Bath came third."""
+    leeds = store.upsert(USER, LEEDS, unit(0), topic="home")
+    tea = store.upsert(USER, "Mei drinks green tea every morning", at_cosine(0.9, 0, 9))
+    otley = store.upsert(USER, "Mei lives in Otley", unit(2), topic="home")
+    bath = store.upsert(USER, "Mei lives in Bath", at_cosine(0.5, 0, 3), topic="home")
+    later = [
+        store.upsert(USER, f"Mei lives in {town}", unit(4 + i), topic="home")
+        for i, town in enumerate(["York", "Hull", "Ely"])
+    ]
+    assert {w.action for w in [otley, bath, *later]} == {"inserted"}
+    hours = {
+        tea: -24,
+        leeds: 0,
+        otley: 12,
+        bath: 24,
+        **{w: 48 + 24 * i for i, w in enumerate(later)},
+    }
+    for w, h in hours.items():
+        conn.execute(
+            "UPDATE pymem.memories SET updated_at = now() + make_interval(hours => %s)"
+            " WHERE id = %s",
+            (h, w.memory_id),
+        )
+    shown = [h.content for h in store.recall(USER, unit(0), 3)]
+    assert shown == ["Mei lives in Ely", "Mei lives in Hull", "Mei lives in York"]
