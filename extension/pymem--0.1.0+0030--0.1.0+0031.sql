@@ -6347,6 +6347,12 @@ BEGIN
                 WHERE e.id NOT IN (SELECT best.id FROM best)
                 ORDER BY e.id
             ),
+            -- the best rows and holders at their scores lifted by their own earlier values
+            olders AS (
+                SELECT o.*, greatest(o.final_score, (SELECT max(e.final_score) FROM earlier AS e
+                    WHERE e.id = o.id)) AS lifted
+                FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
+            ),
             -- Two live values of one thing (the same topic, or the write a pending review
             -- pairs with an earlier memory, unless queued for being close to what that
             -- memory said before: likelier the past said again): the newer ranks above
@@ -6365,10 +6371,8 @@ BEGIN
                         coalesce(h.decay_rate, (v_rates ->> h.kind)::double precision),
                         h.last_access_at, recall.at
                     ) AS strength,
-                    NULL::double precision AS final_score, h.topic, h.updated_at,
-                    greatest(o.final_score, (SELECT max(e.final_score) FROM earlier AS e
-                        WHERE e.id = o.id)) AS lift
-                FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
+                    NULL::double precision AS final_score, h.topic, h.updated_at, o.lifted AS lift
+                FROM olders AS o
                 CROSS JOIN LATERAL (
                     SELECT x.*, x.ctid
                     FROM pymem.memories AS x
@@ -6415,11 +6419,7 @@ BEGIN
                     )) ELSE greatest(
                         (SELECT max(e.final_score) FROM earlier AS e WHERE e.id = c.id),
                     CASE WHEN v_has_values THEN greatest(c.final_score, (
-                        -- the older's score after its own earlier values lifted it
-                        SELECT max(greatest(o.final_score, (
-                            SELECT max(e.final_score) FROM earlier AS e WHERE e.id = o.id
-                        )))
-                        FROM (SELECT * FROM best UNION ALL SELECT * FROM holders) AS o
+                        SELECT max(o.lifted) FROM olders AS o
                         WHERE CASE WHEN v_asks_past THEN o.updated_at > c.updated_at
                             ELSE o.updated_at < c.updated_at END AND (
                             o.topic = c.topic

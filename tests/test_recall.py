@@ -934,15 +934,9 @@ def table_scans(sql, table: str) -> tuple[int, int]:
     ).fetchone()
 
 
-@pytest.mark.parametrize("table", ["reviews", "memory_wordings"])
-def test_one_users_many_rows_never_make_another_users_recall_read_the_whole_table(sql, table):
-    """recall asks first whether the user has wordings, open reviews or values of a topic,
-    planned once for every user. With one user holding every row of such a table (its
-    statistics then say any user has them all), an EXISTS read the whole table for any
-    other user: 4 ms a question beside 59k open reviews of someone else. Each probe reads
-    the first entry of its index, and the weights of a question's words read the user's
-    wordings only when there are some; the scans of the table in this transaction say so.
-    (The memories themselves are read by a scan a small table may rightly take.)"""
+def a_user_holding_every_row(sql) -> None:
+    """'holder': 60 memories (each of a topic of its own), an open review between every two
+    of them, 50 wordings each: every row of those tables, for the statistics' sake."""
     sql.execute(
         "INSERT INTO pymem.memories (user_id, kind, content, embedding, topic)"
         " SELECT 'holder', 'fact', 'note ' || i, array_fill(0.1, ARRAY[%s])::vector, 't' || i"
@@ -960,6 +954,18 @@ def test_one_users_many_rows_never_make_another_users_recall_read_the_whole_tabl
         " SELECT m.user_id, m.id, 'said ' || w, m.embedding, md5(m.content)"
         " FROM pymem.memories AS m, generate_series(1, 50) AS w WHERE m.user_id = 'holder'"
     )
+
+
+@pytest.mark.parametrize("table", ["reviews", "memory_wordings"])
+def test_one_users_many_rows_never_make_another_users_recall_read_the_whole_table(sql, table):
+    """recall asks first whether the user has wordings, open reviews or values of a topic,
+    planned once for every user. With one user holding every row of such a table (its
+    statistics then say any user has them all), an EXISTS read the whole table for any
+    other user: 4 ms a question beside 59k open reviews of someone else. Each probe reads
+    the first entry of its index, and the weights of a question's words read the user's
+    wordings only when there are some; the scans of the table in this transaction say so.
+    (The memories themselves are read by a scan a small table may rightly take.)"""
+    a_user_holding_every_row(sql)
     sql.execute(f"ANALYZE pymem.{table}")
     add(MemoryStore(sql), sql, "Mei lives in Leeds", unit(0), user="mei")
 
@@ -975,17 +981,7 @@ def test_a_user_with_one_wording_reads_only_their_own(sql):
     user's memories, a lookup each. (Beside 60,000 wordings of another user, a join from
     the wordings read them all, 34 ms a question: docs/history/benchmarks.md; at this
     test's 3,000 rows no plan reads the table whole, so the scans only say it stays so.)"""
-    sql.execute(
-        "INSERT INTO pymem.memories (user_id, kind, content, embedding)"
-        " SELECT 'holder', 'fact', 'note ' || i, array_fill(0.1, ARRAY[%s])::vector"
-        " FROM generate_series(1, 60) AS i",
-        (DIM,),
-    )
-    sql.execute(
-        "INSERT INTO pymem.memory_wordings (user_id, memory_id, content, embedding, content_md5)"
-        " SELECT m.user_id, m.id, 'said ' || w, m.embedding, md5(m.content)"
-        " FROM pymem.memories AS m, generate_series(1, 50) AS w WHERE m.user_id = 'holder'"
-    )
+    a_user_holding_every_row(sql)
     sql.execute("ANALYZE pymem.memory_wordings")
     mei = add(MemoryStore(sql), sql, "Mei lives in Leeds", unit(0), user="mei")
     sql.execute(
