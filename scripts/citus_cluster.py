@@ -47,6 +47,9 @@ NODE_SETTINGS = {
     "max_prepared_transactions": "300",
     "wal_level": "logical",
     "max_replication_slots": "20",
+    # Citus runs a maintenance daemon in every database that has it (each test worker
+    # makes several) besides the shard moves' apply workers; the default 8 ran out
+    "max_worker_processes": "48",
     "max_wal_senders": "20",
     "shared_buffers": "256MB",
     # a throwaway test cluster: nothing waits for the disk
