@@ -6,7 +6,7 @@ users, each a multi-session stream of memories as an assistant's extractor would
 emit them, in English, Chinese or both. The data lives below as compact tuples;
 this script adds ids and the labels derived from them, and writes one JSON object
 per line (docs/eval.md describes the format). Re-running it rebuilds the file
-byte for byte.
+byte for byte; ``--check`` fails when the file is not what it builds.
 
 A memory tuple is (session, fact, kind, content[, options]):
 - ``fact`` names what the memory states, as ``slot`` or ``slot/value``. Memories
@@ -19,8 +19,10 @@ A question tuple is (text, [facts that answer it]).
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+from jsonl_build import jsonl, write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "pymem" / "datasets" / "eval_stream.jsonl"
 DAYS = {1: 0, 2: 14, 3: 60, 4: 90}
@@ -363,15 +365,6 @@ def build() -> list[dict]:
     return records
 
 
-def main() -> None:
-    records = build()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        for record in records:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    memories = sum(r["type"] == "memory" for r in records)
-    print(f"{OUT}: {memories} memories, {len(records) - memories} questions")
-
-
 if __name__ == "__main__":
-    main()
+    if not write_or_check(OUT, jsonl(build()), __doc__.splitlines()[1]):
+        sys.exit(1)
