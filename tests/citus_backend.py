@@ -19,11 +19,15 @@ with the reason (:data:`SKIP`); tests/test_citus.py checks those differences.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import tempfile
 import time
 import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -221,6 +225,11 @@ def _nodes(admin_dsn: str) -> list[str]:
 
 def create_database(admin_dsn: str, name: str) -> str:
     """``name`` on every node with Citus set up in it; the coordinator's DSN of it."""
+    with cluster_lock():
+        return _create_database(admin_dsn, name)
+
+
+def _create_database(admin_dsn: str, name: str) -> str:
     nodes = _nodes(admin_dsn)
     for node in nodes:
         with psycopg.connect(node, autocommit=True) as conn:
@@ -242,10 +251,11 @@ def create_database(admin_dsn: str, name: str) -> str:
 
 
 def _add_node(conn: psycopg.Connection, params: dict) -> None:
-    """``citus_add_node``, tried again (with a warning in the test summary) when the
-    coordinator's first connection to the new database fails: a CI run on a loaded
-    machine saw that once ("failure on connection marked as essential"), with no cause
-    in what was kept; .ci/run now prints the nodes' logs when the pass fails."""
+    """``citus_add_node``, tried again (with a warning in the test summary) when one of
+    its remote commands fails on the worker: a CI run saw that once ("failure on
+    connection marked as essential") and kept nothing that said why; a role changed by
+    another test process at that moment is the likely cause, which :func:`cluster_lock`
+    now keeps apart. .ci/run prints the nodes' logs when the pass fails."""
     for attempt in range(3):
         try:
             conn.execute("SELECT citus_add_node(%s, %s)", (params["host"], int(params["port"])))
@@ -273,15 +283,9 @@ def worker_name() -> str:
 def store_database(admin_dsn: str, role: str) -> str:
     """A database on every node migrated with ``pymem migrate --citus`` (for this xdist
     worker and ``role``); its shared tables are saved for :func:`reset`."""
-    import fcntl
-    import tempfile
-
     from pymem.migrate import migrate
 
-    # one migration at a time on the cluster: each one sends the roles (pymem_app,
-    # cluster-wide) to the workers, and two at once collide there
-    with open(os.path.join(tempfile.gettempdir(), "pymem-citus-tests.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cluster_lock():
         dsn = create_database(admin_dsn, f"pymem_citus_{role}_{worker_name()}")
         migrate(dsn, citus=True, shard_count=SHARDS)
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -331,16 +335,28 @@ def empty_database(admin_dsn: str) -> str:
     return create_database(admin_dsn, f"pymem_citus_empty_{uuid.uuid4().hex[:10]}")
 
 
-def locked():
-    """The cluster-wide lock of the tests that migrate (:func:`store_database`)."""
-    import fcntl
-    import tempfile
-    from contextlib import contextmanager
+_lock_depth = 0
 
-    @contextmanager
-    def hold():
-        with open(os.path.join(tempfile.gettempdir(), "pymem-citus-tests.lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+
+@contextmanager
+def cluster_lock() -> Iterator[None]:
+    """One test process at a time changes what the whole cluster shares: a migration
+    sends the roles (pymem_app, cluster-wide) to the workers, ``citus_add_node`` syncs
+    them to a new database, and two at once collide on a worker (a remote command's
+    error, reported as "failure on connection marked as essential"). Held again by the
+    process that holds it, it is held once."""
+    global _lock_depth
+    if _lock_depth:
+        _lock_depth += 1
+        try:
             yield
-
-    return hold()
+        finally:
+            _lock_depth -= 1
+        return
+    with open(os.path.join(tempfile.gettempdir(), "pymem-citus-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _lock_depth = 1
+        try:
+            yield
+        finally:
+            _lock_depth = 0

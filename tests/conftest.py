@@ -282,6 +282,21 @@ def fresh_dsn(admin_dsn: str, template_dsn: str) -> Iterator[str]:
     _drop(admin_dsn, name)
 
 
+@pytest.fixture(autouse=True)
+def _citus_cluster_lock(request: pytest.FixtureRequest) -> Iterator[None]:
+    """On Citus, a test that migrates (an empty database, or test_citus.py's store)
+    holds the cluster's lock: a migration and another process's new database each
+    change the roles every node shares (tests/citus_backend.py)."""
+    migrates = "empty_dsn" in request.fixturenames or (
+        request.node.path.name == "test_citus.py" and "fresh_dsn" in request.fixturenames
+    )
+    if not (citus_backend.DSN and migrates):
+        yield
+        return
+    with citus_backend.cluster_lock():
+        yield
+
+
 @pytest.fixture
 def empty_dsn(admin_dsn: str) -> Iterator[str]:
     """A database with no pymem schema, for migration tests."""
