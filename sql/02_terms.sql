@@ -135,7 +135,7 @@ AS $$
                 -- hiragana writes Japanese grammar (particles, verb endings): the
                 -- content is in kanji and katakana
                 AND w.m[1] !~ ('^[' || pymem._hiragana() || ']$')
-                AND w.m[1] !~ ('^(' || pymem._value_pattern() || ')$')
+                AND w.m[1] !~ ('^(' || pymem._value_pattern_for(w.m[1]) || ')$')
                 THEN pymem._synonym(pymem._stem(w.m[1]))
         END
     FROM

@@ -71,7 +71,7 @@ AS $$
     ) AS p
     WHERE (
         p.owner ~ '^[[:upper:]]'
-        AND lower(p.owner) !~ ('^(' || pymem._value_pattern() || ')$')
+        AND lower(p.owner) !~ ('^(' || pymem._value_pattern_for(lower(p.owner)) || ')$')
     )
     OR lower(p.owner) = 'user'
     OR pymem._person_words() ? lower(p.owner)
