@@ -266,8 +266,12 @@ def prepare_database(state: dict, database: str) -> None:
                 ).fetchone():
                     conn.execute(f'CREATE DATABASE "{database}"')
         with psycopg.connect(_dsn(port, database), autocommit=True) as conn:
+            installed = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
+            # only those missing: a worker that holds the cluster's metadata refuses even
+            # CREATE EXTENSION IF NOT EXISTS (a cluster started again)
             for extension in EXTENSIONS:
-                conn.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
+                if extension not in installed:
+                    conn.execute(f"CREATE EXTENSION {extension}")
     with psycopg.connect(_dsn(coordinator, database), autocommit=True) as conn:
         conn.execute("SELECT citus_set_coordinator_host('127.0.0.1', %s)", (coordinator,))
         known = {r[0] for r in conn.execute("SELECT nodeport FROM pg_dist_node")}
