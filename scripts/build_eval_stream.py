@@ -366,5 +366,5 @@ def build() -> list[dict]:
 
 
 if __name__ == "__main__":
-    if not write_or_check(OUT, jsonl(build()), __doc__.splitlines()[1]):
+    if not write_or_check(OUT, jsonl(build()), __doc__.splitlines()[0]):
         sys.exit(1)
