@@ -93,3 +93,28 @@ RETURN (filter IS NULL OR metadata @> filter)
 AND (created_after IS NULL OR created_at >= created_after)
 AND (created_before IS NULL OR created_at < created_before)
 AND (sources IS NULL OR array_position(sources, source) IS NOT NULL);
+
+-- Whether a pass of recall's ranking proves its answer. Lean by measurement
+-- (docs/scaling.md, "Locality"): decay_score is at most the importance
+-- (importance * exp(-rate * age), rate and age >= 0), so the scan sorts by s =
+-- pymem._ranked(relevance, floor, importance), computed from the columns up to the importance, and
+-- keeps the 8k + 64 rows of the highest s; the decay, the kinds' rates and the wide columns are
+-- read for those rows alone, by ctid, and the relevance again as s over the factor. A row left out
+-- (its s at most the pool's smallest, s_min) scores at most its s when its relevance is >= 0, and
+-- at most relevance * floor <= s_min * floor when it is negative (then relevance <= s / factor <=
+-- s_min, the factor in (0, 1]): the bound of every row left out is greatest(s_min, s_min * floor).
+-- The pool is the answer when it held every row, or when its k-th exact score is above that bound;
+-- otherwise the statement runs again with a pool 16 times larger, then with every row. Ties and
+-- rounding go to another pass, never to a guess. A bound from the relevance alone (the factor's
+-- upper end, 1) sent questions whose words every memory holds to a second and third pass.
+-- One rule for recall's two statements (sql/30_recall.sql, sql/30_recall_plain.sql).
+CREATE OR REPLACE FUNCTION pymem._pool_proves(
+    pool_limit integer, pool_rows bigint, pool_low double precision,
+    k integer, shown bigint, kth_score double precision, decay_floor double precision
+)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN pool_limit IS NULL OR pool_rows <= pool_limit OR (
+    shown = k AND kth_score > greatest(pool_low, pool_low * decay_floor)
+    + 1e-9 * (1 + abs(greatest(pool_low, pool_low * decay_floor)))
+);

@@ -309,13 +309,38 @@ def at_for(sql, pop, j):
     return at, epoch
 
 
+def shown(hits) -> list[tuple]:
+    return [(h.memory_id, h.score, h.similarity, h.decay_score, h.content, h.valid_until)
+            for h in hits]  # fmt: skip
+
+
 def test_recall_top10_equals_brute_force(store, sql, population):
+    """And the plain question's statement (sql/30_recall_plain.sql) returns what
+    recall's own returns: asked with include_history, a user with no earlier values
+    takes recall's own statement, and gets the same rows at the same scores in the
+    same order, whatever k and the filters."""
     rng = np.random.default_rng(7)
     for j, q in enumerate(queries(population, rng)):
         at, at_epoch = at_for(sql, population, j)
         hits = store.recall(EX_USER, q, 10, at=at)
         expected = brute_force(population, q, at_epoch)
         assert_same_top(hits, expected, 10)
+        assert shown(hits) == shown(store.recall(EX_USER, q, 10, at=at, include_history=True))
+        if j % 4 == 0:
+            for k, options in (
+                (1, {}),
+                (50, {}),
+                (10, {"kinds": ["state", "fact"]}),
+                (10, {"include_cold": True}),
+                (10, {"min_similarity": 0.2}),
+                (10, {"sources": ["stated"]}),
+                (10, {"filter": {"a": 1}}),
+                (10, {"created_before": at + timedelta(days=1)}),
+            ):
+                plain = shown(store.recall(EX_USER, q, k, at=at, **options))
+                assert plain == shown(
+                    store.recall(EX_USER, q, k, at=at, include_history=True, **options)
+                ), (k, options)
         for h in hits:
             assert h.lexical == 0
             assert h.similarity == pytest.approx(
@@ -576,6 +601,26 @@ def _recall_plans(conn, *args, **kwargs) -> str:
     return "\n".join(notices)
 
 
+@pytest.mark.parametrize(
+    ("options", "topic", "plain"),
+    [
+        ({}, None, True),
+        ({"query_text": "green tea"}, None, False),
+        ({"include_history": True}, None, False),
+        ({}, "drink", False),
+    ],
+    ids=["plain", "words", "history", "a-topic"],
+)
+def test_only_the_plain_question_takes_the_plain_statement(store, sql, options, topic, plain):
+    """No words, no wordings, no values of a topic or open reviews, no history: the
+    plain statement (sql/30_recall_plain.sql); anything else needs recall's own."""
+    add(store, sql, "likes green tea", unit(0), user="plain-q")
+    if topic:
+        store.upsert("plain-q", "drinks oolong", unit(1), topic=topic)
+    plans = _recall_plans(sql, "plain-q", Q, 5, **options)
+    assert ("_plain_recall_pass" in plans) == plain, plans
+
+
 def test_the_ranking_statement_is_planned_once_per_session(fresh_dsn):
     """The first call of a session already runs recall's generic plan: its index
     condition reads the user as a parameter ($1), not as the literal of a custom plan.
@@ -596,7 +641,8 @@ def test_the_ranking_statement_is_planned_once_per_session(fresh_dsn):
     assert "user_id = 'u1'" not in ranking, ranking
 
 
-def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fresh_dsn):
+@pytest.mark.parametrize("history", [False, True], ids=["plain", "recalls-own"])
+def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fresh_dsn, history):
     """Recall's scan reads the user's live rows through memories_user_live_idx (or a
     leaf's copy of it), one key whose entries are in heap order, and filters a row on its
     tier alone: the end of validity, further past the vector, is read for the pool's rows
@@ -615,8 +661,8 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
         )
         conn.execute("ANALYZE pymem.memories")
         for user in range(7):
-            MemoryStore(conn).recall(f"u{user}", Q, 5)
-        plans = _recall_plans(conn, "u1", Q, 5)
+            MemoryStore(conn).recall(f"u{user}", Q, 5, include_history=history)
+        plans = _recall_plans(conn, "u1", Q, 5, include_history=history)
     lines = plans.splitlines()
     # (the line of the node that reads the heap, the index it reads through)
     scans = []
@@ -626,8 +672,9 @@ def test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity(fres
             scans.append((i, found.group(1)))
         found = re.search(r"Bitmap Index Scan on (\S+)", line)
         if found:
-            heap = max(j for j in range(i) if "Bitmap Heap Scan on memories" in lines[j])
-            scans.append((heap, found.group(1)))
+            heap = max(j for j in range(i) if "Bitmap Heap Scan on" in lines[j])
+            if "Bitmap Heap Scan on memories" in lines[heap]:
+                scans.append((heap, found.group(1)))
     with psycopg.connect(fresh_dsn) as conn:
         used = {
             name
