@@ -162,6 +162,7 @@ SKIP: dict[str, dict[str, str]] = {
         "test_the_scan_reads_the_users_rows_in_heap_order_and_no_end_of_validity": (_WORKER_PLANS),
         # on Citus the plan cache chooses (test_citus.py: no node's recall forces the generic)
         "test_the_ranking_statement_is_planned_once_per_session": _WORKER_PLANS,
+        "test_only_the_plain_question_takes_the_plain_statement": _WORKER_PLANS,
         "test_one_users_many_rows_never_make_another_users_recall_read_the_whole_table": (
             _WORKER_PLANS
         ),

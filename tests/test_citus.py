@@ -408,24 +408,30 @@ def test_the_latest_migrations_apply_to_a_store_already_distributed(fresh_dsn):
 
 @citus
 def test_recall_keeps_the_plan_caches_choice_on_citus(fresh_dsn):
-    """A store that is not distributed plans recall's ranking statement once, generic
-    (sql/30_recall.sql, _fit_recall_plans); Citus cannot make a distributed plan of it
-    with its parameters unresolved. `pymem migrate --citus` loads sql/ (the generic
-    setting) before it distributes: no node's recall, nor its copy run on the workers,
-    keeps the setting, and recall answers on the distributed store."""
+    """A store that is not distributed plans recall's ranking statements once, generic
+    (sql/30_recall.sql, sql/30_recall_plain.sql, _fit_recall_plans); Citus cannot make a
+    distributed plan of them with their parameters unresolved. `pymem migrate --citus`
+    loads sql/ (the generic setting) before it distributes: no node's recall, nor its
+    copy run on the workers, nor the plain question's pass keeps the setting, and recall
+    answers on the distributed store, the plain question and one with words alike."""
     for node in [fresh_dsn, *_worker_dsns(fresh_dsn)]:
         with psycopg.connect(node) as conn:
             settings = conn.execute(
-                "SELECT p.oid::regprocedure::text, p.proconfig FROM pg_proc AS p"
-                " WHERE p.proname = 'recall'"
+                "SELECT p.pronamespace::regnamespace::text || '.' || p.proname, p.proconfig"
+                " FROM pg_proc AS p WHERE p.proname IN ('recall', '_plain_recall_pass')"
                 " AND p.pronamespace IN ('pymem'::regnamespace, 'pymem_citus'::regnamespace)"
+                " ORDER BY 1"
             ).fetchall()
-            assert len(settings) == 2, settings
+            assert [s[0] for s in settings] == [
+                "pymem._plain_recall_pass", "pymem.recall", "pymem_citus.recall"
+            ], settings  # fmt: skip
             assert not [s for s in settings if "plan_cache_mode" in str(s[1])], settings
     with MemoryStore(fresh_dsn) as store:
         tea = store.upsert("ann", "Ann drinks green tea", unit(0))
         for _ in range(7):
             assert [h.memory_id for h in store.recall("ann", unit(0), 3)] == [tea.memory_id]
+            hits = store.recall("ann", unit(0), 3, query_text="green tea")
+            assert [h.memory_id for h in hits] == [tea.memory_id]
 
 
 OLD_PENDING_REVIEWS = (
