@@ -115,7 +115,9 @@ WITH p AS (
         pymem._asked_window(%(text)s, %(at)s) AS asked
     FROM pymem.settings AS st
 ),
-w AS (SELECT p.*, pymem._term_weights(%(u)s, p.tokens) AS weights FROM p)
+-- materialized: inlined, the weights (a scan of the user's rows) were computed again for
+-- every row of the nested loop (10,000 memories: minutes a question)
+w AS MATERIALIZED (SELECT p.*, pymem._term_weights(%(u)s, p.tokens) AS weights FROM p)
 SELECT s.id,
     (
         (1 - (s.embedding <=> %(q)b))
