@@ -6,8 +6,7 @@
 -- pymem 0033: a marker. This release changes functions only (sql/): a recall of the
 -- plain question (no words, no wordings, no values of a topic or open reviews, no
 -- history) runs a statement of its own, pymem._plain_recall_pass, without the parts
--- it does not need (the same rows; planned and started in a fraction of the time);
--- a question's English words are looked for by their stems (pymem._query_stems).
+-- it does not need (the same rows; planned and started in a fraction of the time).
 -- yoyo runs post-apply.py, which loads sql/, only when a migration applies: without a
 -- marker, a store upgraded with plain `yoyo apply` would keep the old functions
 -- (`pymem migrate` loads sql/ on every run).
@@ -1998,27 +1997,6 @@ RETURN (
             pymem._query_tokens(a) AS a,
             pymem._query_tokens(b) AS b
     ) AS t
-);
-
--- The words recall looks for: pymem._query_tokens with an English word's
--- common endings taken off (-s, -ed, -ing), so that its stem is found inside
--- every form the memory wrote ("books" finds "book", "painting" finds
--- "painted"): recall matches a token as a substring of the content. Only
--- where the stem keeps four letters (three for -s), and not after s or u
--- ("class", "focus"); Chinese pairs as they are.
-CREATE OR REPLACE FUNCTION pymem._query_stems(query_text text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path FROM CURRENT
-RETURN array(
-    SELECT DISTINCT
-        CASE
-            WHEN t.token ~ '^[a-z]{4,}ing$' THEN left(t.token, -3)
-            WHEN t.token ~ '^[a-z]{4,}ed$' THEN left(t.token, -2)
-            WHEN t.token ~ '^[a-z]{2,}[^su]s$' THEN left(t.token, -1)
-            ELSE t.token
-        END
-    FROM unnest(pymem._query_tokens(query_text)) AS t (token)
 );
 
 -- sql/08_stated_time.sql
@@ -6016,7 +5994,7 @@ DROP FUNCTION IF EXISTS pymem._lexical_match(text[], text);
 --               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
--- lexical is the share of the query's words (pymem._query_stems) found, each weighed by how rare
+-- lexical is the share of the query's words found, each weighed by how rare
 -- it is among the user's memories (pymem._term_weights, one scan before the
 -- ranking); the span is pymem._asked_window's (sql/08_stated_time.sql).
 -- The floor keeps a highly similar old memory above an unrelated fresh
@@ -6140,7 +6118,7 @@ BEGIN
             USING ERRCODE = 'PM006', HINT = 'Pass the question, not the conversation.';
     END IF;
     IF query_text IS NOT NULL AND v_cfg.recall_lexical_weight > 0 THEN
-        v_tokens := pymem._query_stems(query_text);
+        v_tokens := pymem._query_tokens(query_text);
     END IF;
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;

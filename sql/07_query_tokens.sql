@@ -52,24 +52,3 @@ RETURN (
             pymem._query_tokens(b) AS b
     ) AS t
 );
-
--- The words recall looks for: pymem._query_tokens with an English word's
--- common endings taken off (-s, -ed, -ing), so that its stem is found inside
--- every form the memory wrote ("books" finds "book", "painting" finds
--- "painted"): recall matches a token as a substring of the content. Only
--- where the stem keeps four letters (three for -s), and not after s or u
--- ("class", "focus"); Chinese pairs as they are.
-CREATE OR REPLACE FUNCTION pymem._query_stems(query_text text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pymem, public, pg_temp
-RETURN array(
-    SELECT DISTINCT
-        CASE
-            WHEN t.token ~ '^[a-z]{4,}ing$' THEN left(t.token, -3)
-            WHEN t.token ~ '^[a-z]{4,}ed$' THEN left(t.token, -2)
-            WHEN t.token ~ '^[a-z]{2,}[^su]s$' THEN left(t.token, -1)
-            ELSE t.token
-        END
-    FROM unnest(pymem._query_tokens(query_text)) AS t (token)
-);

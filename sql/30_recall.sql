@@ -14,7 +14,7 @@
 --               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
--- lexical is the share of the query's words (pymem._query_stems) found, each weighed by how rare
+-- lexical is the share of the query's words found, each weighed by how rare
 -- it is among the user's memories (pymem._term_weights, one scan before the
 -- ranking); the span is pymem._asked_window's (sql/08_stated_time.sql).
 -- The floor keeps a highly similar old memory above an unrelated fresh
@@ -138,7 +138,7 @@ BEGIN
             USING ERRCODE = 'PM006', HINT = 'Pass the question, not the conversation.';
     END IF;
     IF query_text IS NOT NULL AND v_cfg.recall_lexical_weight > 0 THEN
-        v_tokens := pymem._query_stems(query_text);
+        v_tokens := pymem._query_tokens(query_text);
     END IF;
     v_token_count := cardinality(v_tokens);
     v_weight := CASE WHEN v_token_count > 0 THEN v_cfg.recall_lexical_weight ELSE 0 END;

@@ -95,36 +95,6 @@ def test_a_word_weighs_by_how_rare_it_is_among_the_users_live_memories(store, co
     assert conn.execute("SELECT pymem._term_weights('alice', '{}')").fetchone()[0] == []
 
 
-@pytest.mark.parametrize(
-    ("question", "stems"),
-    [
-        ("Which books has she read?", ["book", "read"]),
-        ("Is he still painting?", ["paint", "still"]),
-        ("Where was the party hosted?", ["host", "party"]),
-        ("What is her focus in class?", ["class", "focus"]),
-        ("Does she sing?", ["sing"]),
-        ("她喜欢什么书？", None),
-    ],
-)
-def test_recall_looks_for_a_words_stem(conn, question, stems):
-    """An English word's common endings (-s, -ed, -ing) are taken off where four letters
-    stay (three for -s, not after s or u); Chinese pairs stay as they are (None: the
-    question's tokens)."""
-    got, tokens = conn.execute(
-        "SELECT pymem._query_stems(%s), pymem._query_tokens(%s)", (question, question)
-    ).fetchone()
-    assert sorted(got) == sorted(tokens if stems is None else stems), (got, tokens)
-
-
-def test_a_stem_finds_every_form_a_memory_wrote(store, conn):
-    """Asked "is he still painting?", a memory that says "painted" holds the word: its
-    lexical share is whole, and it ranks above an unrelated memory of equal vector."""
-    painted = add(store, conn, "Ravi painted the kitchen last weekend", at_cosine(0.5, 0, 1))
-    add(store, conn, "Ravi drives a blue car", at_cosine(0.5, 0, 2))
-    hits = store.recall("alice", unit(0), 2, query_text="Is Ravi still painting?")
-    assert hits[0].memory_id == painted and hits[0].lexical > hits[1].lexical, hits
-
-
 def test_a_rare_word_found_outranks_a_common_one(store, conn):
     """Each memory holds one of the question's two words and both are as similar to
     it: the one with the word that tells memories apart comes first (an unweighted

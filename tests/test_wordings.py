@@ -47,7 +47,7 @@ def test_recall_scores_a_memory_by_its_best_wording_and_returns_it_once(store, c
     other = store.upsert(USER, "Nadia works nights at the ICU", unit(2))
     _add(conn, car.memory_id, "Nadia's car these days is a Yaris hybrid", unit(1))
     _add(conn, car.memory_id, "Nadia drives a Yaris now", at_cosine(0.9, 1, 3))
-    hits = store.recall(USER, at_cosine(0.95, 1, 2), k=5, query_text="What car has Nadia got?")
+    hits = store.recall(USER, at_cosine(0.95, 1, 2), k=5, query_text="What is Nadia driving?")
     assert [h.memory_id for h in hits] == [car.memory_id, other.memory_id]
     best = hits[0]
     # the shown similarity is the best wording's: the score is computed from it
