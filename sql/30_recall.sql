@@ -3,25 +3,24 @@
 -- it may return sql/32_earlier_values.sql's, the plain question's statement
 -- sql/30_recall_plain.sql's, how they are planned sql/33_recall_plans.sql's.
 
--- Ranked recall of one user's live memories. Exact: every live memory of
--- the user is scored (btree on user_id, no ANN index), so the result is
--- the same top-k as a brute-force scan. A memory is scored by its best
--- wording: its own text and vector or one it absorbed (sql/21_wordings.sql);
--- each wording is a row of the scan, and a memory is returned once.
--- With include_history, earlier values lift their current value and are rows
--- too (superseded_at; sql/32_earlier_values.sql) unless asked about the present.
+-- Ranked recall of one user's live memories. Exact: every live memory of the user is
+-- scored (btree on user_id, no ANN index), so the result is the same top-k as a
+-- brute-force scan. A memory is scored by its best wording: its own text and vector or
+-- one it absorbed (sql/21_wordings.sql); each wording is a row of the scan, and a memory
+-- is returned once. With include_history, earlier values lift their current value and
+-- are rows too (superseded_at; sql/32_earlier_values.sql) unless asked about the present.
 --   relevance = similarity + lexical_weight * lexical + state_boost (valid states)
 --               + person_lift (linked to a person the question names)
 --               + time_boost (written in the span the question names)
 --   score     = relevance * (decay_floor + (1 - decay_floor) * decay_score)
--- lexical is the share of the query's words found, each weighed by how rare
--- it is among the user's memories (pymem._term_weights, one scan before the
--- ranking); the span is pymem._asked_window's (sql/08_stated_time.sql).
--- The floor keeps a highly similar old memory above an unrelated fresh
--- one. The lexical share is pymem._lexical_match written inline, a token
--- slot each (pymem._found_weight): a function with a sub-select is not
--- inlined, and a call per row doubles its cost; a test holds the two equal. The scan keeps
--- the 8k + 64 rows of the highest bound, and proves its answer from them or runs again.
+-- lexical is the share of the query's words found, each weighed by how rare it is among
+-- the user's memories (pymem._term_weights, one scan before the ranking); the span is
+-- pymem._asked_window's (sql/08_stated_time.sql).
+-- The floor keeps a highly similar old memory above an unrelated fresh one. The lexical
+-- share is pymem._lexical_match written inline, a token slot each (pymem._found_weight):
+-- a function with a sub-select is not inlined, and a call per row doubles its cost; a
+-- test holds the two equal. The scan keeps the 8k + 64 rows of the highest bound, and
+-- proves its answer from them or runs again.
 -- The signatures before the filters (issue 37) and before include_history (issue 34),
 -- whose rows carry superseded_at: an added parameter makes an overload, which a call
 -- by the old parameters would match too.
@@ -72,6 +71,8 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 -- second scan: +0.37 ms for a user with 300 memories, docs/scaling.md)
 SET enable_hashjoin = off
 SET enable_mergejoin = off
+-- read through a cursor (OPEN), its statements are planned for all rows, as FOR plans
+SET cursor_tuple_fraction = 1
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -200,7 +201,6 @@ BEGIN
     v_history := include_history;
     v_pool := 8 * k + 64;
     v_has_values := v_has_values OR v_has_pending;
-    -- the plain question's statement leaves out what it does not need
     v_plain := v_token_count = 0 AND NOT (v_has_wordings OR v_has_values OR v_history OR v_asks_past);
 
     -- a pass with a pool; again with a larger one, then with every row (v_pool NULL: LIMIT

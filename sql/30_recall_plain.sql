@@ -5,8 +5,8 @@
 -- need left out; the rows and the proof are the same (a test holds the two
 -- statements equal). A new connection plans it in a fraction of recall's time,
 -- and each call starts a plan of a few nodes instead of recall's hundreds: a
--- user with no memories 0.25 -> 0.12 ms, 1,000 memories 1.46x -> 1.2x the
--- recall of 9181830 (docs/benchmarks.md).
+-- user with no memories 0.25 -> 0.12 ms, 1,000 memories 1.46x -> 1.17-1.19x the
+-- recall of 9181830 (docs/history/benchmarks.md).
 -- Each row is a memory once (its own text is its only wording), so the pool
 -- needs no pass by id; proven is the pass's verdict, the rows follow it only
 -- when it holds (a NULL id when nothing is shown).
@@ -52,6 +52,9 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 -- as recall: the pool's rows are read again by ctid, one TID lookup each
 SET enable_hashjoin = off
 SET enable_mergejoin = off
+-- RETURN QUERY may run a parallel plan; recall's own statement, read through a cursor,
+-- never does: a worker's start would cost more than a user's rows
+SET max_parallel_workers_per_gather = 0
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -348,6 +348,20 @@ def test_recall_top10_equals_brute_force(store, sql, population):
                       @ (q.astype(np.float64) / np.linalg.norm(q.astype(np.float64)))),
                 abs=1e-6,
             )  # fmt: skip
+    # a question whose words are not looked for (none left, or at a lexical weight of 0)
+    # still lifts the states it asks about now and what was written in the span it names
+    sql.execute("UPDATE pymem.settings SET recall_lexical_weight = 0")
+    for j, q in enumerate(queries(population, np.random.default_rng(8), n=4)):
+        at, _ = at_for(sql, population, j)
+        for text in (
+            "what about the user?",
+            "What is the user doing now?",
+            f"What did the user write on {population['now']:%d %B %Y}?",
+        ):
+            plain = shown(store.recall(EX_USER, q, 10, at=at, query_text=text))
+            assert plain == shown(
+                store.recall(EX_USER, q, 10, at=at, query_text=text, include_history=True)
+            ), text
 
 
 def lexical_of_every_row(sql, text: str) -> np.ndarray:
