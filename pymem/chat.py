@@ -11,6 +11,7 @@ the response's JSON object, and what the assistant wrote is its
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import re
@@ -22,6 +23,16 @@ from urllib.parse import urlsplit, urlunsplit
 # what a text column cannot take or a log should not show: control characters (NUL is
 # refused by the driver) and lone surrogates (not UTF-8); whitespace is collapsed first
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """httpx's default TLS context (certifi's CAs, or SSL_CERT_FILE / SSL_CERT_DIR as the
+    process started), built once a process: reading the CA store costs 20-40 ms of CPU,
+    which every new client paid again, for an endpoint over plain HTTP too."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 class ModelError(Exception):
@@ -179,7 +190,7 @@ class ChatClient:
         import httpx
 
         if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
+            self._client = httpx.Client(timeout=self.timeout, verify=_tls_context())
         client, deadline = self._client, time.monotonic() + self.timeout
         # httpx's timeout bounds each read, not the request: a server that trickles its
         # answer would hold the call for ever. The request runs in a thread that is waited
@@ -263,7 +274,7 @@ class AsyncChatClient(ChatClient):
         import httpx
 
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
+            self._client = httpx.AsyncClient(timeout=self.timeout, verify=_tls_context())
         client = self._client
 
         async def ask() -> tuple[int, str]:
