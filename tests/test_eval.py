@@ -70,7 +70,25 @@ def test_the_bundled_stream_is_rebuilt_byte_for_byte():
 
 @pytest.mark.parametrize(
     "stream",
-    ["", "_b", "_c", "_d", "_e", "_f", "_g", "_h", "_i", "_j", "_k", "_l", "_m", "_n", "_o", "_p"],
+    [
+        "",
+        "_b",
+        "_c",
+        "_d",
+        "_e",
+        "_f",
+        "_g",
+        "_h",
+        "_i",
+        "_j",
+        "_k",
+        "_l",
+        "_m",
+        "_n",
+        "_o",
+        "_p",
+        "_q",
+    ],
 )
 def test_the_development_streams_load_and_are_rebuilt_byte_for_byte(stream):
     """bench/data/memory_dev_stream*.jsonl (docs/eval.md: the streams the rules were
