@@ -20,6 +20,20 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN '\u3400-\u9fff\uf900-\ufaff';
 
+-- A text's traditional characters written the simplified way, for the
+-- characters the rules' Chinese patterns hold (这个礼拜 and 這個禮拜,
+-- 现在 and 現在, 到下周三 and 到下週三): each pattern is written once, in
+-- simplified characters, and reads a text folded by this. Only the rules read
+-- the folded text; what is stored and shown is what was written.
+CREATE OR REPLACE FUNCTION pymem._simplified_han(content text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN translate(
+    content,
+    '這個週禮兩為幾現當陣時來還嗎沒過從麼誰樣號後點鐘會兒問說裡裏經們間剛開對',
+    '这个周礼两为几现当阵时来还吗没过从么谁样号后点钟会儿问说里里经们间刚开对'
+);
+
 -- Japanese hiragana, which writes grammar (particles, verb endings).
 CREATE OR REPLACE FUNCTION pymem._hiragana()
 RETURNS text

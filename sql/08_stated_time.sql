@@ -15,7 +15,9 @@
 -- year", "for two weeks", "for the next 3 days", "a fortnight", "half a
 -- month", "until Monday", "until the part arrives next Tuesday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
--- 两周, 三个月, 半个月, 半年, 到下周一. Several in one text: the latest end wins. Weeks
+-- 两周, 三个月, 半个月, 半年, 到下周一 (in traditional characters too:
+-- 這個禮拜, 到下個月底, read through pymem._simplified_han). Several in one
+-- text: the latest end wins. Weeks
 -- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
 -- the week ahead; days end at midnight in the session's TimeZone.
 
@@ -63,7 +65,7 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 AS $$
 DECLARE
-    v_text text := lower(content);
+    v_text text := lower(pymem._simplified_han(content));
     v_day timestamptz := date_trunc('day', at);
     v_week timestamptz := date_trunc('week', at);
     v_month timestamptz := date_trunc('month', at);
@@ -201,7 +203,8 @@ AS $$
         '\m(now|nowadays|currently|current|right now|at the moment|at present|presently'
         '|these days|this time|yet|still|anymore|any more|lately|recently|so far)\M'
     )
-        OR query_text ~ '(现在|目前|当前|这阵子|这段时间|这些天|最近|近来|眼下|此刻|还[^，。？?]*[吗没]|了吗|了没)'
+        OR pymem._simplified_han(query_text)
+        ~ '(现在|目前|当前|这阵子|这段时间|这些天|最近|近来|眼下|此刻|还[^，。？?]*[吗没]|了吗|了没)'
         OR pymem._stated_until(query_text, at) IS NOT NULL
 $$;
 
@@ -219,7 +222,7 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN lower(query_text) ~ (
     '\m(before|previously|formerly|former|used to|in the past|prior to|back then)\M'
 )
-OR query_text ~ '(以前|之前|原来|过去|从前|早先|当初|原先)';
+OR pymem._simplified_han(query_text) ~ '(以前|之前|原来|过去|从前|早先|当初|原先)';
 
 -- How much more a question about the present lifts the states valid at its
 -- instant than a recall without words does (settings.recall_state_boost):
@@ -246,8 +249,8 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pymem, public, pg_temp
 RETURN (
     lower(query_text) ~ ('^\W*(' || array_to_string(pymem._question_words(), '|') || ')\M')
-    OR query_text ~ '(什么|啥|哪|谁|(?<!这)几|怎么|怎样|多少)'
-) AND right(rtrim(query_text, ' 　?？!！。.'), 1) <> '吗';
+    OR pymem._simplified_han(query_text) ~ '(什么|啥|哪|谁|(?<!这)几|怎么|怎样|多少)'
+) AND right(rtrim(pymem._simplified_han(query_text), ' 　?？!！。.'), 1) <> '吗';
 
 -- What share of the lift of a question about the present (pymem._now_state_lift)
 -- a question asking for a value gives the live states: a state is then one
@@ -299,7 +302,7 @@ SET search_path = pg_catalog, pymem, public, pg_temp
 -- question (2 ms a question)
 AS $$
 DECLARE
-    v_text text := lower(query_text);
+    v_text text := lower(pymem._simplified_han(query_text));
     v_day timestamptz := date_trunc('day', at);
     v_month_names constant text := 'january|february|march|april|may|june|july|august'
         '|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';

@@ -961,6 +961,10 @@ def test_state_overrides_habit_while_valid_then_expires(store, sql, embedder):
         ("这个月聚餐要不要给王强倒酒？", True),
         ("老周现在在哪儿？", True),
         ("豆豆还在发烧吗？", True),
+        # traditional characters read as the simplified ones (pymem._simplified_han)
+        ("溫若筠現在人在台灣嗎？", True),
+        ("阿明這個禮拜會來嗎？", True),
+        ("豆豆還在發燒嗎？", True),
         ("Where does Ravi work?", False),
         ("What kind of deadlines does Kai refuse?", False),
         ("Mei 的研究方向是什么？", False),

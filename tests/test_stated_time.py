@@ -51,6 +51,13 @@ STATED = [
     ("Ruth is missing choir for a fortnight", AT + timedelta(days=14)),
     ("陈晓燕要半个月才回安溪", AT + timedelta(days=15)),
     ("王强半年不喝酒", datetime(2027, 6, 9, 15, 0, tzinfo=timezone.utc)),
+    # written in traditional characters: the same grammar (pymem._simplified_han)
+    ("溫若筠到下個月底都在岐阜", datetime(2027, 2, 1, tzinfo=timezone.utc)),
+    ("阿明這個禮拜在家", END_OF_WEEK),
+    ("阿明這兩天嗓子疼", AT + timedelta(days=3)),
+    ("阿明到下週三之前都在台北", datetime(2026, 12, 17, tzinfo=timezone.utc)),
+    ("阿明這兩個禮拜在台中", AT + timedelta(days=14)),
+    ("這週末在花蓮", END_OF_WEEK),
     # no end stated: the kind's default applies
     ("Maya has a cold and is staying home", None),
     ("每周三游泳", None),

@@ -254,6 +254,8 @@ def test_a_question_asking_for_a_value_now_lifts_states_less(store, conn):
         ("豆豆这几天去上学了吗？", False),
         ("这几天能约周建国喝酒吗", False),
         ("王强还在戒酒吗？", False),
+        ("老周現在在哪裡？", True),
+        ("王強還在戒酒嗎？", False),
         ("", False),
     ],
 )
@@ -274,6 +276,8 @@ def test_a_question_asks_for_a_value_by_its_question_words(conn, question, for_a
         ("What car did Nadia used to drive?", True),
         ("缪玉梅调走之前是做什么的？", True),
         ("温浩以前住在哪个区？", True),
+        ("溫浩從前住在哪個區？", True),
+        ("溫浩過去是做什麼的？", True),
         ("Does Marcus buy old records?", False),
         ("Where does Kang live?", False),
         ("甘雪琴在哪儿上班？", False),
