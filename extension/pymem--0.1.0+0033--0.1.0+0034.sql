@@ -6,7 +6,9 @@
 -- pymem 0034: a marker. This release changes functions only (sql/): the grammar of
 -- stated times and of questions about now and before reads traditional characters as
 -- the simplified ones it is written in (pymem._simplified_han): "到下個月底" held a
--- month too short and "現在" did not ask about the present.
+-- month too short and "現在" did not ask about the present; and a state's end said as
+-- a day of this week alone ("this Sunday", 这周四), "all weekend", "for the week" or "the
+-- next few days" is read.
 -- yoyo runs post-apply.py, which loads sql/, only when a migration applies: without a
 -- marker, a store upgraded with plain `yoyo apply` would keep the old functions
 -- (`pymem migrate` loads sql/ on every run).
@@ -2031,7 +2033,7 @@ RETURN (
 -- year", "for two weeks", "for the next 3 days", "a fortnight", "half a
 -- month", "until Monday", "until the part arrives next Tuesday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
--- 两周, 三个月, 半个月, 半年, 到下周一 (in traditional characters too:
+-- 两周, 三个月, 半个月, 半年, 到下周一, "this Sunday", 这周四 (in traditional characters too:
 -- 這個禮拜, 到下個月底, read through pymem._simplified_han). Several in one
 -- text: the latest end wins. Weeks
 -- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
@@ -2089,6 +2091,7 @@ DECLARE
     v_match text[];
     v_count integer;
     v_weekday integer;
+    v_weekdays constant text := 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
 BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
@@ -2096,7 +2099,7 @@ BEGIN
     -- most texts name no time: one scan for any word the rules below start from
     -- (recall asks this of every question with words)
     IF v_text !~ ('\m(today|tonight|tomorrow|this|next|for|over|during|end|until|till|til|half|fortnight'
-        '|through|thru)\M|[0-9]|[今明天晚日周星期礼拜月年两几]') THEN
+        '|through|thru|weekend)\M|[0-9]|[今明天晚日周星期礼拜月年两几]') THEN
         RETURN NULL;
     END IF;
     -- points in time: the end of the day, week, month or year they name
@@ -2109,10 +2112,10 @@ BEGIN
     -- (a weekday after it names that day: 这周五, 下周一, below)
     -- "this week" said on a Saturday or a Sunday is the week ahead: its days are
     -- the ones still to come (the weekend itself is "this weekend", 这周末)
-    IF v_text ~ '\mthis weekend\M|(这|本)周末' THEN
+    IF v_text ~ '\m(this|all) weekend\M|(这|本)个?周末' THEN
         v_ends := v_ends || (v_week + interval '7 days');
     END IF;
-    IF v_text ~ '\mthis week\M|(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末])' THEN
+    IF v_text ~ '\m(this|for the( rest of the)?) week\M|(这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末])' THEN
         v_ends := v_ends || (v_week + CASE WHEN extract(isodow FROM at) >= 6
             THEN interval '14 days' ELSE interval '7 days' END);
     END IF;
@@ -2145,7 +2148,7 @@ BEGIN
         SELECT r FROM regexp_matches(
             v_text,
             '\m(?:for|over|during|the next|next)\s+(?:the\s+(?:next\s+)?)?'
-            '([0-9]{1,3}|a couple of|couple of|a few|a single|a|an|one|two|three|four|five|six'
+            '([0-9]{1,3}|a couple of|couple of|a few|few|a single|a|an|one|two|three|four|five|six'
             '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|fortnight|month)s?\M',
             'g'
         ) AS r
@@ -2172,7 +2175,7 @@ BEGIN
         SELECT ARRAY[btrim(r[1]), r[2]] FROM regexp_matches(
             v_text,
             '\m(?:until|till|til|through|thru)\s+(?:[^\s.;!?]+\s+){0,6}?(next\s+|this\s+)?'
-            '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\M',
+            '(' || v_weekdays || ')\M',
             'g'
         ) AS r
         UNION ALL
@@ -2182,6 +2185,16 @@ BEGIN
         UNION ALL
         SELECT ARRAY[r[1], r[2]] FROM regexp_matches(
             v_text, '(?<!到)(下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天])(?:之前|以前|为止)', 'g'
+        ) AS r
+        -- a day of this week said alone ("closed this Saturday", 这周四要复查,
+        -- 这个星期天要加班): the state is that day's
+        UNION ALL
+        SELECT ARRAY['this day', r[1]] FROM regexp_matches(
+            v_text, '\mthis\s+(' || v_weekdays || ')\M', 'g'
+        ) AS r
+        UNION ALL
+        SELECT ARRAY[r[1], r[2]] FROM regexp_matches(
+            v_text, '(这|本)个?(?:周|星期|礼拜)([一二三四五六日天])', 'g'
         ) AS r
     LOOP
         v_weekday := CASE v_match[2]
@@ -2193,6 +2206,9 @@ BEGIN
         v_ends := v_ends || CASE
             WHEN v_match[1] IN ('这', '本') THEN v_week + make_interval(days => v_weekday)
             WHEN v_match[1] = '下' THEN v_week + make_interval(days => 7 + v_weekday)
+            -- (today's, when it is today)
+            WHEN v_match[1] = 'this day' THEN v_day
+                + make_interval(days => ((v_weekday - extract(isodow FROM v_day)::integer + 7) % 7) + 1)
             ELSE v_day
                 + make_interval(days => ((v_weekday - extract(isodow FROM v_day)::integer + 6) % 7) + 1)
                 + CASE WHEN v_match[1] = 'next' THEN interval '7 days' ELSE interval '0' END

@@ -51,6 +51,18 @@ STATED = [
     ("Ruth is missing choir for a fortnight", AT + timedelta(days=14)),
     ("陈晓燕要半个月才回安溪", AT + timedelta(days=15)),
     ("王强半年不喝酒", datetime(2027, 6, 9, 15, 0, tzinfo=timezone.utc)),
+    # a day of this week said alone: that day (today's when it is today); "all
+    # weekend", "for the week", "the next few days"
+    ("Dean's shop is closed this Saturday for his niece's party", END_OF_WEEK - timedelta(days=1)),
+    ("Gwen is missing darts this Monday", datetime(2026, 12, 15, tzinfo=timezone.utc)),
+    ("Mei is in Leeds this Wednesday", END_OF_DAY),
+    ("王德明这周四要去医院复查", END_OF_DAY + timedelta(days=1)),
+    ("这个星期天殷秀兰要加班", END_OF_WEEK),
+    ("王德明这个周末要去开封", END_OF_WEEK),
+    ("Bowen is on standby all weekend", END_OF_WEEK),
+    ("His eye is patched for the week", END_OF_WEEK),
+    ("For the next few days she can only answer messages", AT + timedelta(days=3)),
+    ("溫若筠這個週末要去台東擺市集", END_OF_WEEK),
     # written in traditional characters: the same grammar (pymem._simplified_han)
     ("溫若筠到下個月底都在岐阜", datetime(2027, 2, 1, tzinfo=timezone.utc)),
     ("阿明這個禮拜在家", END_OF_WEEK),
