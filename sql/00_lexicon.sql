@@ -34,6 +34,27 @@ RETURN translate(
     '这个周礼两为几现当阵时来还吗没过从么谁样号后点钟会儿问说里里经们间刚开对'
 );
 
+-- English month names and their short forms, as the grammar of times reads
+-- them ("16 June", "in Aug 2023", "until March"); a month is found by its
+-- first three letters (pymem._month_number).
+CREATE OR REPLACE FUNCTION pymem._month_names()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY[
+    'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
+    'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep',
+    'sept', 'oct', 'nov', 'dec'
+];
+
+-- The number of a month named by pymem._month_names() (1 for 'jan' or 'january'):
+-- the first twelve are the months in order.
+CREATE OR REPLACE FUNCTION pymem._month_number(month_name text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN array_position(
+    array(SELECT left(m, 3) FROM unnest((pymem._month_names())[1:12]) AS m), left(month_name, 3)
+);
+
 -- Japanese hiragana, which writes grammar (particles, verb endings).
 CREATE OR REPLACE FUNCTION pymem._hiragana()
 RETURNS text

@@ -15,7 +15,8 @@
 -- year", "for two weeks", "for the next 3 days", "a fortnight", "half a
 -- month", "until Monday", "until the part arrives next Tuesday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
--- 两周, 三个月, 半个月, 半年, 到下周一, "this Sunday", 这周四 (in traditional characters too:
+-- 两周, 三个月, 半个月, 半年, 到下周一, "this Sunday", 这周四, "until March",
+-- 到三月底 (in traditional characters too:
 -- 這個禮拜, 到下個月底, read through pymem._simplified_han). Several in one
 -- text: the latest end wins. Weeks
 -- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
@@ -74,6 +75,9 @@ DECLARE
     v_count integer;
     v_weekday integer;
     v_weekdays constant text := 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
+    v_until constant text := 'until|till|til|through|thru';
+    v_named_month integer;
+    v_month_start timestamptz;
 BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
@@ -125,6 +129,32 @@ BEGIN
     IF v_text ~ '半年|\mhalf a year\M|\msix months\M' THEN
         v_ends := v_ends || (at + interval '6 months');
     END IF;
+    -- a month named: "until March", "到三月" hold until it starts; "through March",
+    -- "until the end of March", "到三月底" until it ends. The next such month from
+    -- today; this month's end when it is this month.
+    FOR v_match IN
+        SELECT ARRAY[r[3], CASE WHEN r[1] IN ('through', 'thru') OR r[2] IS NOT NULL THEN 'end' END]
+        FROM regexp_matches(
+            v_text,
+            '\m(' || v_until || ')\s+(the\s+end\s+of\s+)?('
+            || pymem._alternation(pymem._month_names()) || ')\M',
+            'g'
+        ) AS r
+        UNION ALL
+        SELECT ARRAY[r[1], CASE WHEN r[2] <> '' THEN 'end' END] FROM regexp_matches(
+            v_text, '(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月(底|末)?', 'g'
+        ) AS r
+    LOOP
+        v_named_month := coalesce(pymem._month_number(v_match[1]), pymem._count_word(v_match[1]));
+        CONTINUE WHEN v_named_month IS NULL OR v_named_month NOT BETWEEN 1 AND 12;
+        v_month_start := v_month + make_interval(
+            months => (v_named_month - extract(month FROM v_month)::integer + 12) % 12
+        );
+        v_ends := v_ends || CASE
+            WHEN v_match[2] = 'end' OR v_month_start = v_month THEN v_month_start + interval '1 month'
+            ELSE v_month_start
+        END;
+    END LOOP;
     -- spans: "for two weeks", "for the next 3 days", "两周", "三个月"
     FOR v_match IN
         SELECT r FROM regexp_matches(
@@ -156,7 +186,7 @@ BEGIN
     FOR v_match IN
         SELECT ARRAY[btrim(r[1]), r[2]] FROM regexp_matches(
             v_text,
-            '\m(?:until|till|til|through|thru)\s+(?:[^\s.;!?]+\s+){0,6}?(next\s+|this\s+)?'
+            '\m(?:' || v_until || ')\s+(?:[^\s.;!?]+\s+){0,6}?(next\s+|this\s+)?'
             '(' || v_weekdays || ')\M',
             'g'
         ) AS r
@@ -318,11 +348,7 @@ AS $$
 DECLARE
     v_text text := lower(pymem._simplified_han(query_text));
     v_day timestamptz := date_trunc('day', at);
-    v_month_names constant text := 'january|february|march|april|may|june|july|august'
-        '|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
-    v_month_starts constant text [] := ARRAY[
-        'jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'
-    ];
+    v_month_names constant text := pymem._alternation(pymem._month_names());
     v_m text [];
     v_month integer;
     v_date date;
@@ -340,7 +366,7 @@ BEGIN
         '\m(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(' || v_month_names || ')\M'
         '|(' || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?\M)\.?,?\s*([0-9]{4})?');
     IF v_m IS NOT NULL THEN
-        v_month := array_position(v_month_starts, left(coalesce(v_m[2], v_m[3]), 3));
+        v_month := pymem._month_number(coalesce(v_m[2], v_m[3]));
         v_m := ARRAY[coalesce(v_m[1], v_m[4]), v_m[5]];
     ELSE
         -- ISO and Chinese: "2023-06-16", "2023年6月16日", "6月16号"
@@ -372,7 +398,7 @@ BEGIN
         '\m(' || v_month_names || ')\.?,?\s+([0-9]{4})\M|([0-9]{4})年([0-9]{1,2})月(?![0-9])');
     IF v_m IS NOT NULL THEN
         v_month := coalesce(
-            array_position(v_month_starts, left(v_m[1], 3)), v_m[4]::integer
+            pymem._month_number(v_m[1]), v_m[4]::integer
         );
         IF v_month BETWEEN 1 AND 12 THEN
             v_date := make_date(coalesce(v_m[2], v_m[3])::integer, v_month, 1);

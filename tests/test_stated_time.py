@@ -63,6 +63,16 @@ STATED = [
     ("His eye is patched for the week", END_OF_WEEK),
     ("For the next few days she can only answer messages", AT + timedelta(days=3)),
     ("溫若筠這個週末要去台東擺市集", END_OF_WEEK),
+    # a month named: until it starts, or through its end; this month's end
+    (
+        "Kees is hibernating in a box in the fridge until March",
+        datetime(2027, 3, 1, tzinfo=timezone.utc),
+    ),
+    ("The shop is closed through January", datetime(2027, 2, 1, tzinfo=timezone.utc)),
+    ("He is away until the end of February", datetime(2027, 3, 1, tzinfo=timezone.utc)),
+    ("She is in Lima until December", END_OF_MONTH),
+    ("桂芬要在妹妹家待到三月", datetime(2027, 3, 1, tzinfo=timezone.utc)),
+    ("老周到二月底都在出差", datetime(2027, 3, 1, tzinfo=timezone.utc)),
     # written in traditional characters: the same grammar (pymem._simplified_han)
     ("溫若筠到下個月底都在岐阜", datetime(2027, 2, 1, tzinfo=timezone.utc)),
     ("阿明這個禮拜在家", END_OF_WEEK),
