@@ -157,32 +157,10 @@ def _read_migrations(directory: str):
         migrations = read_migrations(directory)
         for m in migrations:
             m.load()  # now, while the ids it depends on name this read's migrations
-            _as_one_step(m)
         if len(_READ) >= 4:  # a test's own copies of the directory come and go
             _READ.clear()
         _READ[key] = migrations
     return migrations
-
-
-def _as_one_step(migration) -> None:
-    """A migration of SQL files run as one statement each way, its file's text, not
-    one step a statement as yoyo splits it: the same transaction (each migration is
-    one, and the statements of a file run in their order both ways), without a
-    savepoint and a round trip a statement, about half of yoyo's time on a new
-    store."""
-    from yoyo.migrations import MigrationStep
-
-    if not migration.is_raw_sql():
-        return
-    path = Path(migration.path)
-    rollback = path.with_name(path.name.removesuffix(".sql") + ".rollback.sql")
-    migration.steps = [
-        MigrationStep(
-            0,
-            path.read_text(encoding="utf-8"),
-            rollback.read_text(encoding="utf-8") if rollback.exists() else None,
-        )
-    ]
 
 
 # Every function in sql/ pins this search_path; at load time `public` is
