@@ -77,7 +77,13 @@ DECLARE
     v_weekdays constant text := 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
     v_until constant text := 'until|till|til|through|thru';
     v_named_month integer;
+    v_named_day integer;
+    -- after a month: its day follows (到3月5日, 下个月5号: the day is read below)
+    v_no_day constant text := '(?![0-9一二三四五六七八九十]{1,3}[日号])';
+    v_first date;
+    v_date date;
     v_month_start timestamptz;
+    v_month_names constant text := pymem._alternation(pymem._month_names());
 BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
@@ -108,10 +114,10 @@ BEGIN
     IF v_text ~ '\mnext week\M|(下周|下个?星期|下个?礼拜)(?![一二三四五六日天])' THEN
         v_ends := v_ends || (v_week + interval '14 days');
     END IF;
-    IF v_text ~ '\m(this month|(the )?end of (the|this) month)\M|这个月|本月|这月|月底|月末' THEN
+    IF v_text ~ ('\m(this month|(the )?end of (the|this) month)\M|(这个?月|本月)' || v_no_day || '|月底|月末') THEN
         v_ends := v_ends || (v_month + interval '1 month');
     END IF;
-    IF v_text ~ '\mnext month\M|下个月|下月' THEN
+    IF v_text ~ ('\mnext month\M|下个?月' || v_no_day) THEN
         v_ends := v_ends || (v_month + interval '2 months');
     END IF;
     IF v_text ~ '\m(this year|(the )?end of (the|this) year)\M|今年|年底|年末' THEN
@@ -136,13 +142,16 @@ BEGIN
         SELECT ARRAY[r[3], CASE WHEN r[1] IN ('through', 'thru') OR r[2] IS NOT NULL THEN 'end' END]
         FROM regexp_matches(
             v_text,
+            -- (a day after the month names the day: below)
             '\m(' || v_until || ')\s+(the\s+end\s+of\s+)?('
-            || pymem._alternation(pymem._month_names()) || ')\M',
+            || v_month_names || ')\M(?!\.?\s+[0-9]{1,2}(?![0-9]))',
             'g'
         ) AS r
         UNION ALL
         SELECT ARRAY[r[1], CASE WHEN r[2] <> '' THEN 'end' END] FROM regexp_matches(
-            v_text, '(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月(底|末)?', 'g'
+            v_text,
+            '(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月' || v_no_day || '(底|末)?',
+            'g'
         ) AS r
     LOOP
         v_named_month := coalesce(pymem._month_number(v_match[1]), pymem._count_word(v_match[1]));
@@ -154,6 +163,56 @@ BEGIN
             WHEN v_match[2] = 'end' OR v_month_start = v_month THEN v_month_start + interval '1 month'
             ELSE v_month_start
         END;
+    END LOOP;
+    -- a day named: "until March 5th", "till 5 March", "through the 15th", "until
+    -- 2027-03-05", 到3月5日, 直到三月五号, 到下个月5号, 3月5日之前: the end of that
+    -- day, as "until Monday". Without a year, the next such day from today; a day
+    -- without its month, this month's, or the next month's once this month's is past.
+    -- (the month, the day, the year, which month a Chinese day without one names)
+    FOR v_match IN
+        SELECT ARRAY[coalesce(r[1], r[4], r[7]), coalesce(r[2], r[3], r[5], r[8]),
+            coalesce(r[6], r[9]), NULL]
+        FROM regexp_matches(
+            v_text,
+            '\m(?:' || v_until || ')\s+(?:the\s+)?(?:(' || v_month_names
+            || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?|([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?('
+            || v_month_names || ')|([0-9]{1,2})(?:st|nd|rd|th)'
+            '|([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}))\M(?:,?\s+([0-9]{4})\M)?',
+            'g'
+        ) AS r
+        UNION ALL
+        SELECT ARRAY[r[3], r[6], r[2], coalesce(r[4], r[5])] FROM regexp_matches(
+            v_text,
+            '(到|直到)?(?:([0-9]{4})年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月|(这个?月|本月)'
+            '|(下个?月))([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号](之前|以前|为止)?',
+            'g'
+        ) AS r
+        WHERE r[1] IS NOT NULL OR r[7] IS NOT NULL
+    LOOP
+        v_named_day := pymem._count_word(v_match[2]);
+        CONTINUE WHEN v_named_day IS NULL OR v_named_day NOT BETWEEN 1 AND 31
+            OR v_match[3]::integer NOT BETWEEN 1 AND 9999;
+        IF v_match[4] IS NOT NULL THEN
+            v_first := (v_month + CASE WHEN v_match[4] LIKE '下%' THEN interval '1 month'
+                ELSE interval '0' END)::date;
+        ELSIF v_match[1] IS NULL THEN
+            -- "until the 3rd", said on the 9th: next month's
+            v_first := (v_month + CASE WHEN v_named_day < extract(day FROM at)
+                THEN interval '1 month' ELSE interval '0' END)::date;
+        ELSE
+            v_named_month := coalesce(pymem._month_number(v_match[1]), pymem._count_word(v_match[1]));
+            CONTINUE WHEN v_named_month IS NULL OR v_named_month NOT BETWEEN 1 AND 12;
+            v_first := make_date(
+                coalesce(v_match[3]::integer, extract(year FROM at)::integer), v_named_month, 1
+            );
+            IF v_match[3] IS NULL AND v_first + (v_named_day - 1) < v_day::date THEN
+                v_first := (v_first + interval '1 year')::date;
+            END IF;
+        END IF;
+        v_date := v_first + (v_named_day - 1);
+        -- "February 30th" names no day
+        CONTINUE WHEN date_trunc('month', v_date) <> v_first;
+        v_ends := v_ends || (v_date + 1)::timestamptz;
     END LOOP;
     -- spans: "for two weeks", "for the next 3 days", "两周", "三个月"
     FOR v_match IN

@@ -1,0 +1,10 @@
+-- pymem 0035: a marker. This release changes functions only (sql/): a state's end said
+-- as a day ("until March 5th", "till 5 March", "through the 15th", "until 2027-03-05",
+-- 到3月5日, 到下个月5号) holds to the end of that day. "until March 5th" had ended when
+-- March began, and "until December 12th" said in December at the month's end.
+-- yoyo runs post-apply.py, which loads sql/, only when a migration applies: without a
+-- marker, a store upgraded with plain `yoyo apply` would keep the old functions
+-- (`pymem migrate` loads sql/ on every run).
+-- depends: 0034.traditional-characters
+
+UPDATE pymem.schema_info SET version = 35;
