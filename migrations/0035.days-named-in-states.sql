@@ -1,7 +1,9 @@
 -- pymem 0035: a marker. This release changes functions only (sql/): a state's end said
 -- as a day ("until March 5th", "till 5 March", "through the 15th", "until 2027-03-05",
 -- 到3月5日, 到下个月5号) holds to the end of that day. "until March 5th" had ended when
--- March began, and "until December 12th" said in December at the month's end.
+-- March began, and "until December 12th" said in December at the month's end. The
+-- grammar reads its points in time in one scan, and counts without patterns: 600
+-- writes of one session compiled 435 patterns where they compiled 1,368.
 -- yoyo runs post-apply.py, which loads sql/, only when a migration applies: without a
 -- marker, a store upgraded with plain `yoyo apply` would keep the old functions
 -- (`pymem migrate` loads sql/ on every run).
