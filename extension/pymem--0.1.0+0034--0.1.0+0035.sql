@@ -7,12 +7,13 @@
 -- as a day ("until March 5th", "till 5 March", "through the 15th", "until 2027-03-05",
 -- 到3月5日, 到下个月5号) holds to the end of that day. "until March 5th" had ended when
 -- March began, and "until December 12th" said in December at the month's end.
--- Fewer patterns, the same answers: the stated-time grammar holds 7 where it held 24
--- and counts without any, the questions about now, before and for a value one each
--- where they held two, the negation test one where it held three. A session keeps 32
--- compiled patterns: 600 writes of the development streams' memories compiled 1,368
--- and now 30; with a recall with words every five writes, 85 where they compiled
--- 2,625; such sessions take 0.7-0.8x the time.
+-- Fewer patterns, the same answers: the stated-time grammar holds 10 where it held
+-- 24 (a pattern a language: English and Chinese in one compiled several times
+-- slower) and counts without any, the questions about now, before and for a value
+-- one each where they held two, the negation test one where it held three. A
+-- session keeps 32 compiled patterns: 600 writes of the development streams'
+-- memories compiled 1,368 and now 47; with a recall with words every five writes,
+-- 365 where they compiled 2,625; such sessions take 0.64-0.86x the time.
 -- yoyo runs post-apply.py, which loads sql/, only when a migration applies: without a
 -- marker, a store upgraded with plain `yoyo apply` would keep the old functions
 -- (`pymem migrate` loads sql/ on every run).
@@ -2129,6 +2130,7 @@ DECLARE
     v_month timestamptz := date_trunc('month', at);
     v_ends timestamptz[] := '{}';
     v_match text[];
+    v_rule integer;
     v_count integer;
     v_weekday integer;
     v_weekdays constant text := 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
@@ -2141,6 +2143,17 @@ DECLARE
     v_date date;
     v_month_start timestamptz;
     v_month_names constant text := pymem._alternation(pymem._month_names());
+    -- "until March" (a month: groups 1-3), "until March 5th", "till 5 March", "through
+    -- the 15th", "until 2027-03-05" (a day: groups 4-12); one pattern for both loops
+    v_until_date constant text := '\m(' || v_until || ')\s+(?:(the\s+end\s+of\s+)?('
+        || v_month_names || ')\M(?!\.?\s+[0-9]{1,2}(?![0-9]))|(?:the\s+)?(?:('
+        || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?|([0-9]{1,2})(?:st|nd|rd|th)?'
+        || '\s+(?:of\s+)?(' || v_month_names || ')|([0-9]{1,2})(?:st|nd|rd|th)'
+        || '|([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}))\M(?:,?\s+([0-9]{4})\M)?)';
+    -- 到三月, 到三月底 (a month: 1-2), 到3月5日, 到下个月5号, 3月5日之前 (a day: 3-9)
+    v_until_date_zh constant text := '(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月'
+        || v_no_day || '(底|末)?|(到|直到)?(?:([0-9]{4})年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月'
+        || '|(这个?月|本月)|(下个?月))([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号](之前|以前|为止)?';
 BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
@@ -2151,44 +2164,53 @@ BEGIN
         '|through|thru|weekend)\M|[0-9]|[今明天晚日周星期礼拜月年两几]') THEN
         RETURN NULL;
     END IF;
-    -- points in time: the end of the day, week, month or year they name; one scan,
-    -- a group a rule (a session keeps 32 compiled patterns, and every write of a
-    -- state reads its text here). A weekday after a week names that day (这周五,
-    -- 下周一: below). "this week" said on a Saturday or a Sunday is the week ahead:
-    -- its days are the ones still to come (the weekend itself is "this weekend").
-    FOR v_match IN
-        SELECT r FROM regexp_matches(
+    -- points in time: the end of the day, week, month or year they name; a scan a
+    -- language, a group a rule, the rule's number from the group's place. (A session
+    -- keeps 32 compiled patterns and every write of a state reads its text here; a
+    -- pattern of English and Chinese at once compiles several times slower than
+    -- the two apart.) A weekday after a week names that day (这周五, 下周一: below).
+    -- "this week" said on a Saturday or a Sunday is the week ahead: its days are the
+    -- ones still to come (the weekend itself is "this weekend").
+    FOR v_rule IN
+        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12])[
+            (SELECT min(g.n) FROM unnest(r) WITH ORDINALITY AS g (x, n) WHERE g.x IS NOT NULL)
+        ]
+        FROM regexp_matches(
             v_text,
-            '(\m(?:today|tonight|this (?:morning|afternoon|evening))\M|今天|今晚|今日|今儿)'
-            '|(\mtomorrow\M|明天)'
-            '|(\m(?:this|all) weekend\M|(?:这|本)个?周末)'
-            '|(\m(?:this|for the(?: rest of the)?) week\M'
-            '|(?:这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末]))'
-            '|(\mnext week\M|(?:下周|下个?星期|下个?礼拜)(?![一二三四五六日天]))'
-            '|(\m(?:this month|(?:the )?end of (?:the|this) month)\M|(?:这个?月|本月)' || v_no_day
-            || '|月底|月末)'
-            '|(\mnext month\M|下个?月' || v_no_day || ')'
-            '|(\m(?:this year|(?:the )?end of (?:the|this) year)\M|今年|年底|年末)'
-            '|(这两天|这几天|最近几天)'
-            '|(\m(?:a|the next|this) fortnight\M)'
-            '|(半个月|\mhalf a month\M)'
-            '|(半年|\mhalf a year\M|\msix months\M)',
+            '\m(?:(today|tonight|this (?:morning|afternoon|evening))|(tomorrow)|((?:this|all) weekend)'
+            '|((?:this|for the(?: rest of the)?) week)|(next week)'
+            '|(this month|(?:the )?end of (?:the|this) month)|(next month)'
+            '|(this year|(?:the )?end of (?:the|this) year)|((?:a|the next|this) fortnight)'
+            '|(half a month)|(half a year|six months))\M',
+            'g'
+        ) AS r
+        UNION ALL
+        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12])[
+            (SELECT min(g.n) FROM unnest(r) WITH ORDINALITY AS g (x, n) WHERE g.x IS NOT NULL)
+        ]
+        FROM regexp_matches(
+            v_text,
+            '(今天|今晚|今日|今儿)|(明天)|((?:这|本)个?周末)'
+            '|((?:这周|本周|这个?星期|这个?礼拜)(?![一二三四五六日天末]))'
+            '|((?:下周|下个?星期|下个?礼拜)(?![一二三四五六日天]))'
+            '|((?:这个?月|本月)' || v_no_day || '|月底|月末)|(下个?月' || v_no_day || ')'
+            '|(今年|年底|年末)|(这两天|这几天|最近几天)|(半个月)|(半年)',
             'g'
         ) AS r
     LOOP
-        v_ends := v_ends || CASE
-            WHEN v_match[1] IS NOT NULL THEN v_day + interval '1 day'
-            WHEN v_match[2] IS NOT NULL THEN v_day + interval '2 days'
-            WHEN v_match[3] IS NOT NULL THEN v_week + interval '7 days'
-            WHEN v_match[4] IS NOT NULL THEN v_week + CASE WHEN extract(isodow FROM at) >= 6
+        v_ends := v_ends || CASE v_rule
+            WHEN 1 THEN v_day + interval '1 day'
+            WHEN 2 THEN v_day + interval '2 days'
+            WHEN 3 THEN v_week + interval '7 days'
+            WHEN 4 THEN v_week + CASE WHEN extract(isodow FROM at) >= 6
                 THEN interval '14 days' ELSE interval '7 days' END
-            WHEN v_match[5] IS NOT NULL THEN v_week + interval '14 days'
-            WHEN v_match[6] IS NOT NULL THEN v_month + interval '1 month'
-            WHEN v_match[7] IS NOT NULL THEN v_month + interval '2 months'
-            WHEN v_match[8] IS NOT NULL THEN date_trunc('year', at) + interval '1 year'
-            WHEN v_match[9] IS NOT NULL THEN at + interval '3 days'
-            WHEN v_match[10] IS NOT NULL THEN at + interval '14 days'
-            WHEN v_match[11] IS NOT NULL THEN at + interval '15 days'
+            WHEN 5 THEN v_week + interval '14 days'
+            WHEN 6 THEN v_month + interval '1 month'
+            WHEN 7 THEN v_month + interval '2 months'
+            WHEN 8 THEN date_trunc('year', at) + interval '1 year'
+            WHEN 9 THEN at + interval '3 days'
+            WHEN 10 THEN at + interval '14 days'
+            WHEN 11 THEN at + interval '15 days'
             ELSE at + interval '6 months'
         END;
     END LOOP;
@@ -2196,16 +2218,14 @@ BEGIN
     -- "until the end of March", "到三月底" until it ends. The next such month from
     -- today; this month's end when it is this month.
     FOR v_match IN
-        SELECT ARRAY[coalesce(r[3], r[4]), CASE WHEN r[1] IN ('through', 'thru')
-            OR r[2] IS NOT NULL OR coalesce(r[5], '') <> '' THEN 'end' END]
-        FROM regexp_matches(
-            v_text,
-            -- (a day after the month names the day: below)
-            '\m(' || v_until || ')\s+(the\s+end\s+of\s+)?('
-            || v_month_names || ')\M(?!\.?\s+[0-9]{1,2}(?![0-9]))'
-            '|(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月' || v_no_day || '(底|末)?',
-            'g'
-        ) AS r
+        -- (a day after the month names the day: below, from the same patterns)
+        SELECT ARRAY[r[3], CASE WHEN r[1] IN ('through', 'thru') OR r[2] IS NOT NULL THEN 'end' END]
+        FROM regexp_matches(v_text, v_until_date, 'g') AS r
+        WHERE r[3] IS NOT NULL
+        UNION ALL
+        SELECT ARRAY[r[1], CASE WHEN r[2] <> '' THEN 'end' END]
+        FROM regexp_matches(v_text, v_until_date_zh, 'g') AS r
+        WHERE r[1] IS NOT NULL
     LOOP
         v_named_month := coalesce(pymem._month_number(v_match[1]), pymem._count_word(v_match[1]));
         CONTINUE WHEN v_named_month IS NULL OR v_named_month NOT BETWEEN 1 AND 12;
@@ -2223,20 +2243,15 @@ BEGIN
     -- without its month, this month's, or the next month's once this month's is past.
     -- (the month, the day, the year, which month a Chinese day without one names)
     FOR v_match IN
-        SELECT ARRAY[coalesce(r[1], r[4], r[7], r[12]), coalesce(r[2], r[3], r[5], r[8], r[15]),
-            coalesce(r[6], r[9], r[11]), coalesce(r[13], r[14])]
-        FROM regexp_matches(
-            v_text,
-            '\m(?:' || v_until || ')\s+(?:the\s+)?(?:(' || v_month_names
-            || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?|([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?('
-            || v_month_names || ')|([0-9]{1,2})(?:st|nd|rd|th)'
-            '|([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}))\M(?:,?\s+([0-9]{4})\M)?'
-            '|(到|直到)?(?:([0-9]{4})年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月|(这个?月|本月)'
-            '|(下个?月))([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号](之前|以前|为止)?',
-            'g'
-        ) AS r
+        SELECT ARRAY[coalesce(r[4], r[7], r[10]), coalesce(r[5], r[6], r[8], r[11]),
+            coalesce(r[9], r[12]), NULL]
+        FROM regexp_matches(v_text, v_until_date, 'g') AS r
+        WHERE r[3] IS NULL
+        UNION ALL
+        SELECT ARRAY[r[5], r[8], r[4], coalesce(r[6], r[7])]
+        FROM regexp_matches(v_text, v_until_date_zh, 'g') AS r
         -- (a Chinese day says it is an end: 到 before it, or 之前 after)
-        WHERE r[15] IS NULL OR r[10] IS NOT NULL OR r[16] IS NOT NULL
+        WHERE r[8] IS NOT NULL AND (r[3] IS NOT NULL OR r[9] IS NOT NULL)
     LOOP
         v_named_day := pymem._count_word(v_match[2]);
         CONTINUE WHEN v_named_day IS NULL OR v_named_day NOT BETWEEN 1 AND 31
@@ -2269,12 +2284,14 @@ BEGIN
             v_text,
             '\m(?:for|over|during|the next|next)\s+(?:the\s+(?:next\s+)?)?'
             '([0-9]{1,3}|a couple of|couple of|a few|few|a single|a|an|one|two|three|four|five|six'
-            '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|fortnight|month)s?\M'
-            '|([0-9]{1,3}|[一二两三四五六七八九十]{1,3})\s*(天|周|个星期|个礼拜|个月)',
+            '|seven|eight|nine|ten|eleven|twelve)\s+(day|week|fortnight|month)s?\M',
             'g'
         ) AS r
+        UNION ALL
+        SELECT r FROM regexp_matches(
+            v_text, '([0-9]{1,3}|[一二两三四五六七八九十]{1,3})\s*(天|周|个星期|个礼拜|个月)', 'g'
+        ) AS r
     LOOP
-        v_match := ARRAY[coalesce(v_match[1], v_match[3]), coalesce(v_match[2], v_match[4])];
         v_count := pymem._count_word(v_match[1]);
         CONTINUE WHEN v_count IS NULL OR v_count < 1;
         v_ends := v_ends || (at + CASE
@@ -2301,14 +2318,14 @@ BEGIN
         UNION ALL
         -- 到周五, 到下周一, 这周三之前, and a day of this week said alone ("closed this
         -- Saturday", 这周四要复查, 这个星期天要加班): that day's
-        SELECT CASE WHEN r[5] IS NOT NULL THEN ARRAY['this day', r[5]] ELSE ARRAY[r[2], r[3]] END
-        FROM regexp_matches(
-            v_text,
-            '(到|直到)?(下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天])(之前|以前|为止)?'
-            '|\mthis\s+(' || v_weekdays || ')\M',
-            'g'
+        SELECT ARRAY[r[2], r[3]] FROM regexp_matches(
+            v_text, '(到|直到)?(下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天])(之前|以前|为止)?', 'g'
         ) AS r
-        WHERE r[1] IS NOT NULL OR r[4] IS NOT NULL OR r[2] IN ('这', '本') OR r[5] IS NOT NULL
+        WHERE r[1] IS NOT NULL OR r[4] IS NOT NULL OR r[2] IN ('这', '本')
+        UNION ALL
+        SELECT ARRAY['this day', r[1]] FROM regexp_matches(
+            v_text, '\mthis\s+(' || v_weekdays || ')\M', 'g'
+        ) AS r
     LOOP
         v_weekday := CASE v_match[2]
             WHEN 'monday' THEN 1 WHEN 'tuesday' THEN 2 WHEN 'wednesday' THEN 3

@@ -4,7 +4,7 @@ A PostgreSQL session keeps 32 compiled regular expressions (the least recently u
 goes first). pymem's text rules are patterns, and a session whose writes and recalls
 use more than 32 compiles them again and again: 600 writes of the development
 streams' memories with a recall every five compiled 2,625 patterns before 0035 and
-85 after, and took 0.7-0.8x the time. Nothing else checks the count: run this after
+365 after, and took 0.8-0.86x the time. Nothing else checks the count: run this after
 adding a pattern to the write or read path.
 
     python scripts/regex_compiles.py --dsn postgresql://postgres:@/DB?host=...
