@@ -3406,6 +3406,16 @@ AS $$
     END
 $$;
 
+-- The place of the first group of a match that matched (regexp_matches gives the
+-- others NULL): which branch of a pattern of branches, one group each, matched.
+CREATE OR REPLACE FUNCTION pymem._first_group(groups text[])
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (
+    SELECT min(g.n) FROM unnest(groups) WITH ORDINALITY AS g (x, n)
+    WHERE g.x IS NOT NULL
+);
+
 -- The end a text states for what it says, or NULL when it states none.
 CREATE OR REPLACE FUNCTION pymem._stated_until(content text, at timestamptz)
 RETURNS timestamptz
@@ -3461,9 +3471,7 @@ BEGIN
     -- "this week" said on a Saturday or a Sunday is the week ahead: its days are the
     -- ones still to come (the weekend itself is "this weekend").
     FOR v_rule IN
-        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12])[
-            (SELECT min(g.n) FROM unnest(r) WITH ORDINALITY AS g (x, n) WHERE g.x IS NOT NULL)
-        ]
+        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12])[pymem._first_group(r)]
         FROM regexp_matches(
             v_text,
             '\m(?:(today|tonight|this (?:morning|afternoon|evening))|(tomorrow)|((?:this|all) weekend)'
@@ -3474,9 +3482,7 @@ BEGIN
             'g'
         ) AS r
         UNION ALL
-        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12])[
-            (SELECT min(g.n) FROM unnest(r) WITH ORDINALITY AS g (x, n) WHERE g.x IS NOT NULL)
-        ]
+        SELECT (ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12])[pymem._first_group(r)]
         FROM regexp_matches(
             v_text,
             '(今天|今晚|今日|今儿)|(明天)|((?:这|本)个?周末)'
