@@ -2067,7 +2067,8 @@ RETURN (
 -- month", "until Monday", "until the part arrives next Tuesday", and
 -- 今天, 今晚, 明天, 这周, 本周, 下周, 这个月, 月底, 今年, 这两天,
 -- 两周, 三个月, 半个月, 半年, 到下周一, "this Sunday", 这周四, "until March",
--- 到三月底 (in traditional characters too:
+-- 到三月底, "until March 5th", "through the 15th", 到3月5日, 这个月20号 (a day
+-- already past ends nothing) (in traditional characters too:
 -- 這個禮拜, 到下個月底, read through pymem._simplified_han). Several in one
 -- text: the latest end wins. Weeks
 -- start on Monday (ISO, date_trunc), and "this week" said at the weekend is
@@ -2158,12 +2159,12 @@ DECLARE
     v_until_date constant text := '\m(' || v_until || ')\s+(?:(the\s+end\s+of\s+)?('
         || v_month_names || ')\M(?!\.?\s+[0-9]{1,2}(?![0-9]))|(?:the\s+)?(?:('
         || v_month_names || ')\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?|([0-9]{1,2})(?:st|nd|rd|th)?'
-        || '\s+(?:of\s+)?(' || v_month_names || ')|([0-9]{1,2})(?:st|nd|rd|th)'
+        || '\s+(?:of\s+)?(' || v_month_names || ')|([0-9]{1,2})(?:st|nd|rd|th)(?!\s+[a-z])'
         || '|([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}))\M(?:,?\s+([0-9]{4})\M)?)';
     -- 到三月, 到三月底 (a month: 1-2), 到3月5日, 到下个月5号, 3月5日之前 (a day: 3-9)
     v_until_date_zh constant text := '(?:到|直到)([0-9]{1,2}|[一二三四五六七八九十]{1,3})月'
         || v_no_day || '(底|末)?|(到|直到)?(?:([0-9]{4})年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月'
-        || '|(这个?月|本月)|(下个?月))([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号](之前|以前|为止)?';
+        || '|(这个?月|本月)|(下个?月))([0-9]{1,2}|[一二两三四五六七八九十]{1,3})[日号](之前|以前|为止|前)?';
 BEGIN
     IF content IS NULL OR at IS NULL OR NOT isfinite(at) THEN
         RETURN NULL;
@@ -2256,8 +2257,10 @@ BEGIN
         UNION ALL
         SELECT ARRAY[r[5], r[8], r[4], coalesce(r[6], r[7])]
         FROM regexp_matches(v_text, v_until_date_zh, 'g') AS r
-        -- (a Chinese day says it is an end: 到 before it, or 之前 after)
-        WHERE r[8] IS NOT NULL AND (r[3] IS NOT NULL OR r[9] IS NOT NULL)
+        -- (a Chinese day is an end with 到 before it or 之前 after it, or said of this
+        -- or next month: 这个月20号回来)
+        WHERE r[8] IS NOT NULL
+            AND (r[3] IS NOT NULL OR r[9] IS NOT NULL OR r[6] IS NOT NULL OR r[7] IS NOT NULL)
     LOOP
         v_named_day := pymem._count_word(v_match[2]);
         CONTINUE WHEN v_named_day IS NULL OR v_named_day NOT BETWEEN 1 AND 31
@@ -2280,8 +2283,9 @@ BEGIN
             END IF;
         END IF;
         v_date := v_first + (v_named_day - 1);
-        -- "February 30th" names no day
-        CONTINUE WHEN date_trunc('month', v_date) <> v_first;
+        -- "February 30th" names no day; a day already past ("until 2019-03-05",
+        -- 到这个月5号 said on the 9th) ends nothing still to come
+        CONTINUE WHEN date_trunc('month', v_date) <> v_first OR (v_date + 1)::timestamptz <= at;
         v_ends := v_ends || (v_date + 1)::timestamptz;
     END LOOP;
     -- spans: "for two weeks", "for the next 3 days", "两周", "三个月"

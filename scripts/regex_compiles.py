@@ -44,7 +44,7 @@ class Compile(gdb.Breakpoint):
     def stop(self):
         frame = gdb.selected_frame()
         start, length = int(frame.read_register("rsi")), int(frame.read_register("rdx"))
-        raw = bytes(gdb.selected_inferior().read_memory(start, 4 * min(length, 200)))
+        raw = bytes(gdb.selected_inferior().read_memory(start, 4 * min(length, 20000)))
         counts["".join(chr(int.from_bytes(raw[i:i + 4], "little"))
                        for i in range(0, len(raw), 4))] += 1
         return False

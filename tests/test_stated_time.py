@@ -93,6 +93,13 @@ STATED = [
     ("到十二月二十日都在开会", datetime(2026, 12, 21, tzinfo=timezone.utc)),
     ("阿明到三月五號都在台北", datetime(2027, 3, 6, tzinfo=timezone.utc)),
     ("他坐地铁到3号线换乘", None),
+    ("老周出差，这个月20号回来", datetime(2026, 12, 21, tzinfo=timezone.utc)),
+    ("报告下个月5号前交", datetime(2027, 1, 6, tzinfo=timezone.utc)),
+    ("三月两号之前都在外地", datetime(2027, 3, 3, tzinfo=timezone.utc)),
+    # an ordinal of something else; a day already past states no end still to come
+    ("She is off work until the 3rd trimester", None),
+    ("He was in Lima until 2019-03-05", None),
+    ("老周到这个月5号都在出差", None),
     # written in traditional characters: the same grammar (pymem._simplified_han)
     ("溫若筠到下個月底都在岐阜", datetime(2027, 2, 1, tzinfo=timezone.utc)),
     ("阿明這個禮拜在家", END_OF_WEEK),
